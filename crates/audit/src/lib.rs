@@ -1,0 +1,1 @@
+//! The full audit as calibscope-audit/1 JSON.

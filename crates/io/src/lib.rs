@@ -1,0 +1,1 @@
+//! Reading prediction files into calibscope prediction sets (see issue 3).
