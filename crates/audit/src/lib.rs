@@ -1,1 +1,150 @@
-//! The full audit as calibscope-audit/1 JSON.
+//! # calibscope-audit
+//!
+//! The audit of a prediction file as `calibscope-audit/1` JSON — the schema of the
+//! fixtures README (`calibscope-expected/2`), with every section for the input's
+//! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
+//! come from `calibscope-core`, this crate only arranges them.
+
+mod multi;
+mod recalibration;
+mod sections;
+
+use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::PredictionSet;
+use serde_json::{json, Map, Value};
+
+pub use multi::{multi_model_json, RANKING_METRICS};
+pub use recalibration::{recalibration_json, RecalibrationSettings};
+
+/// The schema name written in every audit.
+pub const SCHEMA: &str = "calibscope-audit/1";
+
+/// Where a prediction set came from, as shown in the audit's `file` / `input`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileInfo {
+    /// The data file's name (for a NumPy pair, the common stem).
+    pub file: String,
+    /// The files read, when more than one made the set (NumPy pairs).
+    pub files: Vec<String>,
+    /// `csv`, `csv-long`, `json`, `npy`, `npz`, `npy-pair`.
+    pub format: String,
+}
+
+/// The bin counts the fixtures use for a set of `n` samples:
+/// `{1, 2, 5, 10, 15, 20, 100, n}` restricted to `m <= n`, plus `2n` when `n <= 300`.
+///
+/// ```
+/// assert_eq!(calibscope_audit::default_m_values(171), vec![1, 2, 5, 10, 15, 20, 100, 171, 342]);
+/// assert_eq!(calibscope_audit::default_m_values(1), vec![1, 2]);
+/// ```
+pub fn default_m_values(n: usize) -> Vec<usize> {
+    let mut m: Vec<usize> = [1, 2, 5, 10, 15, 20, 100]
+        .into_iter()
+        .filter(|&m| m <= n)
+        .collect();
+    if n >= 1 && !m.contains(&n) {
+        m.push(n);
+    }
+    if n >= 1 && n <= 300 {
+        m.push(2 * n);
+    }
+    m
+}
+
+/// Options of a full single-model audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditOptions {
+    /// Bin counts of the ECE-family tables.
+    pub m_values: Vec<usize>,
+    /// Recalibration settings; `None` skips the section.
+    pub recalibration: Option<RecalibrationSettings>,
+    /// Include the ROC curve of class 1 for binary sets up to this many samples.
+    pub roc_max_n: usize,
+}
+
+impl AuditOptions {
+    /// The fixtures' defaults for `n` samples: [`default_m_values`], recalibration on
+    /// the default split, the ROC curve for n ≤ 300.
+    pub fn for_n(n: usize) -> Self {
+        AuditOptions {
+            m_values: default_m_values(n),
+            recalibration: Some(RecalibrationSettings::default()),
+            roc_max_n: 300,
+        }
+    }
+}
+
+/// A JSON number, or `null` for an undefined value (never NaN).
+pub(crate) fn num(x: Option<f64>) -> Value {
+    match x {
+        Some(v) if v.is_finite() => json!(v),
+        _ => Value::Null,
+    }
+}
+
+/// The `input` object of a single-model audit.
+pub fn input_json(set: &PredictionSet, info: &FileInfo) -> Value {
+    json!({
+        "format": info.format,
+        "kind": set.kind().name(),
+        "source": set.source().name(),
+        "columns": set.columns(),
+        "n": set.n(),
+        "k": set.k,
+    })
+}
+
+/// The full audit of one valid prediction set as `calibscope-audit/1` JSON.
+pub fn audit_json(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) -> Value {
+    let settings = AuditSettings {
+        m_values: options.m_values.clone(),
+        roc_curve: set.n() <= options.roc_max_n,
+        ..AuditSettings::default()
+    };
+    let audit = Audit::compute(set, &settings);
+    let mut out = Map::new();
+    out.insert("schema".into(), json!(SCHEMA));
+    out.insert("file".into(), json!(info.file));
+    if !info.files.is_empty() {
+        out.insert("files".into(), json!(info.files));
+    }
+    out.insert("input".into(), input_json(set, info));
+    out.insert("input_error".into(), json!(false));
+    out.insert("m_values".into(), json!(options.m_values));
+    sections::insert_all(&mut out, &audit, &options.m_values);
+    if let Some(recal) = &options.recalibration {
+        if set.kind() != calibscope_core::Kind::TopLabel {
+            out.insert("recalibration".into(), recalibration_json(set, recal));
+        }
+    }
+    Value::Object(out)
+}
+
+/// The `input_error` document for a file with invalid input:
+/// `{"input_error": true, "errors": [{"row", "kind", "column", "message"}]}`.
+pub fn input_error_json(info: &FileInfo, errors: &[calibscope_core::InputError]) -> Value {
+    json!({
+        "schema": SCHEMA,
+        "file": info.file,
+        "input": {"format": info.format},
+        "input_error": true,
+        "errors": errors.iter().map(|e| json!({
+            "row": e.row,
+            "kind": e.kind.code(),
+            "column": e.column,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Convenience: the audit of a set, or its input-error document when it is invalid.
+pub fn audit_or_errors(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) -> Value {
+    let errors = set.validate();
+    if errors.is_empty() {
+        audit_json(set, info, options)
+    } else {
+        input_error_json(info, &errors)
+    }
+}
+
+/// Keeps `Audit` reachable for callers that want the typed numbers.
+pub type TypedAudit = Audit;

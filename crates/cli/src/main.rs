@@ -1,1 +1,4 @@
-fn main() { eprintln!("calibscope: not built yet"); std::process::exit(2) }
+fn main() {
+    eprintln!("calibscope: not built yet");
+    std::process::exit(2)
+}

@@ -7,7 +7,16 @@
 //! Undefined results (a class with no positives, 0/0 in a confusion metric, an empty
 //! calibration split) are `None` or a typed reason, never 0, 0.5 or NaN.
 
+pub mod auc;
+pub mod audit;
+pub mod beyond;
+pub mod binning;
 pub mod data;
+pub mod rank;
+pub mod reading;
+pub mod reliability;
+pub mod special;
 pub mod sum;
+pub mod truthful;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};

@@ -29,6 +29,13 @@ impl Sum {
         self.hi = t;
     }
 
+    /// The unevaluated pair `(hi, lo)`; `hi + lo` is the value. Differences of two
+    /// such pairs, `(hi1 - hi0) + (lo1 - lo0)`, keep the compensation.
+    #[inline(always)]
+    pub fn parts(&self) -> (f64, f64) {
+        (self.hi, self.lo)
+    }
+
     /// The sum's value.
     #[inline(always)]
     pub fn value(&self) -> f64 {

@@ -1,0 +1,343 @@
+//! The full audit of one prediction set: every binning-free metric, every reading's
+//! ECE family at the requested bin counts for both binnings, reliability tables,
+//! beyond-ECE metrics, confidence-weighted confusion and AUCs (METRICS.md §1–5).
+//!
+//! Work is organised so each reading is sorted once: per class, one stable sort of
+//! `p^(r)` feeds its AUC, its cwAUC and its prefix-sum index, and the index answers
+//! every bin count.
+
+use crate::auc::{self, RocPoint};
+use crate::beyond::{self, Confusion, RiskMetrics};
+use crate::binning::{self, BinnedMetrics, Binning, SortedReading};
+use crate::data::{Kind, PredictionSet, Scores, Source};
+use crate::reading::{self, ProbView, TopLabels};
+use crate::reliability::{self, ReliabilityRow};
+use crate::sum::Sum;
+
+/// What to compute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditSettings {
+    /// Bin counts for the ECE-family tables (each ≥ 1).
+    pub m_values: Vec<usize>,
+    /// Bin count of the reliability tables (both binnings).
+    pub reliability_bins: usize,
+    /// Clopper–Pearson level `1 - alpha`.
+    pub alpha: f64,
+    /// Also compute the ROC/cwROC curve of class 1 (binary sets).
+    pub roc_curve: bool,
+}
+
+impl Default for AuditSettings {
+    fn default() -> Self {
+        AuditSettings {
+            m_values: vec![15],
+            reliability_bins: 10,
+            alpha: reliability::DEFAULT_ALPHA,
+            roc_curve: false,
+        }
+    }
+}
+
+/// The ECE family of one reading at every requested `(binning, m)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadingReport {
+    /// The reading's Brier score `(1/n) Σ (u - o)²`.
+    pub brier: Option<f64>,
+    /// `(binning, m) → metrics`, in the order of `Binning::ALL × m_values`.
+    pub tables: Vec<(Binning, usize, BinnedMetrics)>,
+    /// Reliability tables at `reliability_bins`, width then mass.
+    pub reliability: Vec<(Binning, Vec<ReliabilityRow>)>,
+}
+
+impl ReadingReport {
+    /// The metrics at `(binning, m)` if they were computed.
+    pub fn at(&self, binning: Binning, m: usize) -> Option<&BinnedMetrics> {
+        self.tables
+            .iter()
+            .find(|(b, mm, _)| *b == binning && *mm == m)
+            .map(|(_, _, t)| t)
+    }
+}
+
+/// One class's one-vs-rest reading `(p^(r), 1[y = r])`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassReport {
+    pub reading: ReadingReport,
+    /// AUC of `p^(r)`; `None` when the class has no positive or no negative.
+    pub auc: Option<f64>,
+    /// cwAUC of `p^(r)` weighted by the clipped top-label confidences.
+    pub cwauc: Option<f64>,
+}
+
+/// Every number of a single-model audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Audit {
+    pub n: usize,
+    pub k: usize,
+    pub kind: Kind,
+    pub source: Source,
+    pub columns: usize,
+    /// Argmax accuracy (binary: predict 1 iff `u >= 0.5`).
+    pub accuracy: Option<f64>,
+    /// Mean `l_conf`.
+    pub l_conf: Option<f64>,
+    /// NLL (`None` for top-label sets).
+    pub nll: Option<f64>,
+    /// Multiclass Brier in `[0, 2]` (`None` for top-label sets).
+    pub brier_multiclass: Option<f64>,
+    /// The confidence (top-label) reading.
+    pub confidence: ReadingReport,
+    /// One report per class (empty for top-label sets). For binary sets class 1 is
+    /// the positive-class reading.
+    pub classes: Vec<ClassReport>,
+    pub risk: RiskMetrics,
+    /// `(confidence-weighted, counts)` per class (empty for top-label sets).
+    pub confusion: Vec<(Confusion, Confusion)>,
+    /// ROC / cwROC of class 1 (binary sets, when asked).
+    pub roc_class1: Option<Vec<RocPoint>>,
+}
+
+impl Audit {
+    /// Computes the audit of `set` (which must be valid: see
+    /// [`PredictionSet::validate`]). An empty set yields `None` metrics throughout.
+    pub fn compute(set: &PredictionSet, settings: &AuditSettings) -> Audit {
+        let top = reading::top_labels(set);
+        let confidence = reading_report(&top.pairs(), settings, None);
+        let risk = beyond::risk_metrics(&top);
+        let view = ProbView::new(set);
+        let weights: Vec<f64> = top
+            .confidence
+            .iter()
+            .map(|&c| beyond::clip_confidence(c))
+            .collect();
+        let mut roc_class1 = None;
+        let classes = match &view {
+            None => Vec::new(),
+            Some(view) => (0..set.k)
+                .map(|r| {
+                    let pairs = reading::class_pairs(view, r);
+                    let order = auc::sort_order(&pairs.forecast);
+                    let positive_reading = set.kind() == Kind::Binary && r == 1;
+                    if positive_reading && settings.roc_curve {
+                        roc_class1 = Some(auc::roc_curve(
+                            &pairs.forecast,
+                            &pairs.outcome,
+                            &weights,
+                            &order,
+                        ));
+                    }
+                    ClassReport {
+                        auc: auc::auc(&pairs.forecast, &pairs.outcome, &order),
+                        cwauc: auc::weighted_auc(&pairs.forecast, &pairs.outcome, &weights, &order),
+                        reading: reading_report(&pairs, settings, Some((&order, positive_reading))),
+                    }
+                })
+                .collect(),
+        };
+        let confusion = match view {
+            None => Vec::new(),
+            Some(_) => beyond::confusion_per_class(&top, &set.labels, set.k),
+        };
+        Audit {
+            n: set.n(),
+            k: set.k,
+            kind: set.kind(),
+            source: set.source(),
+            columns: set.columns(),
+            accuracy: crate::truthful::accuracy(&top),
+            l_conf: crate::truthful::l_conf(&top),
+            nll: nll(set),
+            brier_multiclass: view.as_ref().and_then(brier_multiclass),
+            confidence,
+            classes,
+            risk,
+            confusion,
+            roc_class1,
+        }
+    }
+
+    /// The positive-class reading (binary sets).
+    pub fn positive(&self) -> Option<&ReadingReport> {
+        (self.kind == Kind::Binary).then(|| &self.classes[1].reading)
+    }
+
+    /// Macro one-vs-rest AUC over the classes where it is defined.
+    pub fn auc_macro(&self) -> Option<f64> {
+        let v: Vec<_> = self.classes.iter().map(|c| c.auc).collect();
+        auc::macro_average(&v)
+    }
+
+    /// Macro cwAUC over the classes where it is defined.
+    pub fn cwauc_macro(&self) -> Option<f64> {
+        let v: Vec<_> = self.classes.iter().map(|c| c.cwauc).collect();
+        auc::macro_average(&v)
+    }
+
+    /// ConfCE^corr at `(binning, m)`.
+    pub fn confce_corr(&self, binning: Binning, m: usize) -> Option<f64> {
+        let t = self.confidence.at(binning, m)?;
+        crate::truthful::confce_corrected(t.lince, self.n, self.accuracy_of_confidence())
+    }
+
+    /// Mean correctness of the confidence reading (= `accuracy`).
+    pub fn accuracy_of_confidence(&self) -> Option<f64> {
+        self.risk.acc
+    }
+
+    /// Classwise averages at `(binning, m)` over all k classes (see [`Classwise`]).
+    pub fn classwise(&self, binning: Binning, m: usize) -> Option<Classwise> {
+        if self.classes.is_empty() {
+            return None;
+        }
+        let per: Vec<&BinnedMetrics> = self
+            .classes
+            .iter()
+            .map(|c| c.reading.at(binning, m))
+            .collect::<Option<_>>()?;
+        let mean = |f: &dyn Fn(&BinnedMetrics) -> Option<f64>| -> Option<f64> {
+            let v: Option<Vec<f64>> = per.iter().map(|t| f(t)).collect();
+            Some(crate::sum::sum(v?) / per.len() as f64)
+        };
+        let total = |f: &dyn Fn(usize) -> Option<f64>| -> Option<f64> {
+            let v: Option<Vec<f64>> = (0..per.len()).map(f).collect();
+            Some(crate::sum::sum(v?))
+        };
+        Some(Classwise {
+            cwece: mean(&|t| t.ece),
+            lince_cw: mean(&|t| t.lince),
+            cwmce_mean: mean(&|t| t.mce),
+            cwrmsce_mean: mean(&|t| t.rmsce),
+            brier_sum: total(&|r| self.classes[r].reading.brier),
+            cal_sum: total(&|r| per[r].cal),
+            ref_sum: total(&|r| per[r].refinement),
+            res_sum: total(&|r| per[r].res(self.classes[r].reading.brier)),
+        })
+    }
+}
+
+/// Classwise averages over all k classes (classes that never occur included):
+/// `cwECE = (1/k) Σ_r ECE(class r)`, `LinCE^cw = (1/k) Σ_r LinCE(class r)`, the mean
+/// MCE and RMSCE, and the sums of the per-class Brier decompositions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Classwise {
+    pub cwece: Option<f64>,
+    pub lince_cw: Option<f64>,
+    pub cwmce_mean: Option<f64>,
+    pub cwrmsce_mean: Option<f64>,
+    pub brier_sum: Option<f64>,
+    pub cal_sum: Option<f64>,
+    pub ref_sum: Option<f64>,
+    pub res_sum: Option<f64>,
+}
+
+/// The ECE family of one reading; `order` is its precomputed sort order and
+/// whether to add reliability tables (the confidence reading always has them).
+fn reading_report(
+    pairs: &reading::Pairs,
+    settings: &AuditSettings,
+    order: Option<(&[u32], bool)>,
+) -> ReadingReport {
+    let (sorted, with_reliability) = match order {
+        Some((order, reliability)) => (
+            SortedReading::from_order(&pairs.forecast, &pairs.outcome, order),
+            reliability,
+        ),
+        None => (SortedReading::new(pairs), true),
+    };
+    let mut tables = Vec::with_capacity(2 * settings.m_values.len());
+    for binning in Binning::ALL {
+        for &m in &settings.m_values {
+            tables.push((binning, m, sorted.metrics(binning, m)));
+        }
+    }
+    let reliability = if with_reliability {
+        Binning::ALL
+            .iter()
+            .map(|&b| {
+                (
+                    b,
+                    reliability::reliability_table(
+                        &sorted,
+                        b,
+                        settings.reliability_bins,
+                        settings.alpha,
+                    ),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    ReadingReport {
+        brier: binning::brier(pairs),
+        tables,
+        reliability,
+    }
+}
+
+/// Clip applied to the probability of the true class before `-ln` (METRICS.md §3).
+pub const NLL_CLIP: f64 = 1e-15;
+
+/// The negative log-likelihood (METRICS.md §3): from logits,
+/// `logsumexp(z_i) - z_i^(y_i)` (binary one-column: `softplus(-y± s)`); from
+/// probabilities, `-ln clip(p_i^(y_i), 1e-15, 1 - 1e-15)`. `None` for top-label sets
+/// and empty sets.
+pub fn nll(set: &PredictionSet) -> Option<f64> {
+    let n = set.n();
+    if n == 0 {
+        return None;
+    }
+    let mut total = Sum::new();
+    match &set.scores {
+        Scores::TopLabel { .. } => return None,
+        Scores::Column {
+            values,
+            source: Source::Logits,
+        } => {
+            for (i, &y) in set.labels.iter().enumerate() {
+                let sign = if y == 1 { 1.0 } else { -1.0 };
+                total.add(reading::softplus(-sign * values.get(i)));
+            }
+        }
+        Scores::Matrix {
+            values,
+            k,
+            source: Source::Logits,
+        } => {
+            for (i, &y) in set.labels.iter().enumerate() {
+                let row = (0..*k).map(|r| values.get(i * k + r));
+                let max = row.clone().fold(f64::NEG_INFINITY, f64::max);
+                let lse = max + row.map(|z| (z - max).exp()).sum::<f64>().ln();
+                total.add(lse - values.get(i * k + y as usize));
+            }
+        }
+        _ => {
+            let view = ProbView::new(set)?;
+            for (i, &y) in set.labels.iter().enumerate() {
+                let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
+                total.add(-p.ln());
+            }
+        }
+    }
+    Some(total.value() / n as f64)
+}
+
+/// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²`, in `[0, 2]`; `None`
+/// when empty.
+pub fn brier_multiclass(view: &ProbView<'_>) -> Option<f64> {
+    let set = view.set();
+    let n = set.n();
+    let mut total = Sum::new();
+    for (i, &y) in set.labels.iter().enumerate() {
+        for r in 0..set.k {
+            let d = view.prob(i, r) - (r == y as usize) as u8 as f64;
+            total.add(d * d);
+        }
+    }
+    (n > 0).then(|| total.value() / n as f64)
+}
+
+/// The top-label predictions of a set (re-exported for callers building ledgers).
+pub fn top_labels(set: &PredictionSet) -> TopLabels {
+    reading::top_labels(set)
+}

@@ -1,0 +1,364 @@
+//! Binnings and the sorted prefix-sum index that makes re-binning cheap (METRICS.md §2).
+//!
+//! A [`SortedReading`] sorts one reading's forecasts once (ties by original index, a
+//! stable order) and keeps compensated prefix sums of the forecasts and prefix counts
+//! of the outcomes in that order. Every bin of either binning is a contiguous run of
+//! sorted positions, so a new bin count costs O(m) (equal-mass) or O(m log n)
+//! (equal-width) and never touches the n samples again. Memory: 28 bytes per sample.
+
+use crate::reading::Pairs;
+use crate::sum::Sum;
+
+/// Edge tolerance of equal-width binning: a forecast within `1e-7` of an edge `b/m`
+/// (`|u m - round(u m)| <= 1e-7 m`) counts as on the edge.
+pub const EDGE_TOLERANCE: f64 = 1e-7;
+
+/// The two binnings of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Binning {
+    /// `m` equal-width bins on `[0, 1]` with the edge tolerance.
+    Width,
+    /// `m` bins of equal mass by sorted position (sizes differ by at most one).
+    Mass,
+}
+
+impl Binning {
+    /// Both binnings, width first.
+    pub const ALL: [Binning; 2] = [Binning::Width, Binning::Mass];
+
+    /// `width` or `mass` (the audit JSON's keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            Binning::Width => "width",
+            Binning::Mass => "mass",
+        }
+    }
+
+    /// Parses `width` / `mass` (also `equal-width`, `equal-mass`, `quantile`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "width" | "equal-width" | "uniform" => Some(Binning::Width),
+            "mass" | "equal-mass" | "quantile" => Some(Binning::Mass),
+            _ => None,
+        }
+    }
+}
+
+/// The equal-width bin of forecast `u` among `m` bins:
+/// `x = u m` (f64); `round(x)` when `|x - round(x)| <= 1e-7 m`, else `floor(x)`,
+/// clamped to `[0, m - 1]`. So an interior edge goes to the upper bin and `u = 1`
+/// to the last. NaN maps to bin 0 (inputs are validated before binning).
+///
+/// ```
+/// use calibscope_core::binning::width_bin;
+/// assert_eq!(width_bin(0.29, 100), 29); // 0.29 * 100 = 28.999999999999996
+/// assert_eq!(width_bin(1.0, 10), 9);
+/// assert_eq!(width_bin(0.05, 10), 0);
+/// ```
+#[inline]
+pub fn width_bin(u: f64, m: usize) -> usize {
+    let mf = m as f64;
+    let x = u * mf;
+    let r = x.round();
+    let b = if (x - r).abs() <= EDGE_TOLERANCE * mf {
+        r
+    } else {
+        x.floor()
+    };
+    if b.is_nan() || b < 0.0 {
+        0
+    } else {
+        (b as usize).min(m - 1)
+    }
+}
+
+/// First sorted position of equal-mass bin `b` of `m` over `n` samples:
+/// `ceil(b n / m)`.
+#[inline]
+pub fn mass_bin_start(b: usize, n: usize, m: usize) -> usize {
+    ((b as u128 * n as u128).div_ceil(m as u128)) as usize
+}
+
+/// One non-empty bin: a contiguous run `start..end` of sorted positions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bin {
+    /// Bin number `b` in `0..m`.
+    pub index: usize,
+    /// First sorted position.
+    pub start: usize,
+    /// One past the last sorted position.
+    pub end: usize,
+    /// `Σ u` over the bin.
+    pub sum_forecast: f64,
+    /// `Σ o` over the bin.
+    pub successes: u64,
+}
+
+impl Bin {
+    /// `n_B`.
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.end - self.start
+    }
+    /// `conf_B = mean u`.
+    #[inline]
+    pub fn conf(&self) -> f64 {
+        self.sum_forecast / self.count() as f64
+    }
+    /// `acc_B = mean o`.
+    #[inline]
+    pub fn acc(&self) -> f64 {
+        self.successes as f64 / self.count() as f64
+    }
+    /// `gap_B = acc_B - conf_B`.
+    #[inline]
+    pub fn gap(&self) -> f64 {
+        self.acc() - self.conf()
+    }
+    /// `Σ_{i∈B} (u_i - o_i)`.
+    #[inline]
+    pub fn sum_residual(&self) -> f64 {
+        self.sum_forecast - self.successes as f64
+    }
+}
+
+/// One reading sorted once, with prefix sums for O(m) re-binning.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortedReading {
+    /// Forecasts ascending; ties keep the original sample order.
+    sorted: Vec<f64>,
+    /// Compensated prefix sums of the sorted forecasts, `(hi, lo)`, length n + 1.
+    cum_forecast: Vec<(f64, f64)>,
+    /// Prefix counts of the outcomes in sorted order, length n + 1.
+    cum_outcome: Vec<u32>,
+}
+
+/// A sortable key for a finite forecast: the f64 bit pattern made monotone, with
+/// `-0.0` folded onto `+0.0`.
+#[inline]
+pub(crate) fn order_key(u: f64) -> u64 {
+    let bits = (u + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+impl SortedReading {
+    /// Sorts `pairs` by forecast (stable: ties by original index) and builds the
+    /// prefix sums. O(n log n) time, 28 bytes per sample.
+    pub fn new(pairs: &Pairs) -> Self {
+        Self::from_parts(&pairs.forecast, &pairs.outcome)
+    }
+
+    /// As [`SortedReading::new`], from the two columns.
+    pub fn from_parts(forecast: &[f64], outcome: &[bool]) -> Self {
+        Self::from_order(forecast, outcome, &crate::auc::sort_order(forecast))
+    }
+
+    /// Builds the index from a precomputed stable ascending order
+    /// ([`crate::auc::sort_order`] of `forecast`), so callers that also need the
+    /// order (AUC, cwAUC) sort once.
+    pub fn from_order(forecast: &[f64], outcome: &[bool], order: &[u32]) -> Self {
+        assert_eq!(forecast.len(), outcome.len());
+        assert_eq!(forecast.len(), order.len());
+        let n = forecast.len();
+        let mut sorted = Vec::with_capacity(n);
+        let mut cum_forecast = Vec::with_capacity(n + 1);
+        let mut cum_outcome = Vec::with_capacity(n + 1);
+        let mut acc = Sum::new();
+        let mut count = 0u32;
+        cum_forecast.push((0.0, 0.0));
+        cum_outcome.push(0);
+        for &i in order {
+            let u = forecast[i as usize];
+            sorted.push(u);
+            acc.add(u);
+            count += outcome[i as usize] as u32;
+            cum_forecast.push(acc.parts());
+            cum_outcome.push(count);
+        }
+        SortedReading {
+            sorted,
+            cum_forecast,
+            cum_outcome,
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// True when the reading has no samples.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The forecasts in sorted order.
+    pub fn sorted_forecasts(&self) -> &[f64] {
+        &self.sorted
+    }
+
+    /// `Σ o` over all samples.
+    pub fn total_successes(&self) -> u64 {
+        *self.cum_outcome.last().unwrap_or(&0) as u64
+    }
+
+    /// The bin covering sorted positions `start..end`.
+    #[inline]
+    pub fn bin(&self, index: usize, start: usize, end: usize) -> Bin {
+        let (hi_e, lo_e) = self.cum_forecast[end];
+        let (hi_s, lo_s) = self.cum_forecast[start];
+        Bin {
+            index,
+            start,
+            end,
+            sum_forecast: (hi_e - hi_s) + (lo_e - lo_s),
+            successes: (self.cum_outcome[end] - self.cum_outcome[start]) as u64,
+        }
+    }
+
+    /// Calls `visit` for every non-empty bin of `binning` with `m` bins, in bin
+    /// order. `m = 0` visits nothing.
+    pub fn for_each_bin(&self, binning: Binning, m: usize, mut visit: impl FnMut(Bin)) {
+        let n = self.len();
+        if m == 0 || n == 0 {
+            return;
+        }
+        match binning {
+            Binning::Mass => {
+                let mut start = 0;
+                for b in 0..m {
+                    let end = mass_bin_start(b + 1, n, m);
+                    if end > start {
+                        visit(self.bin(b, start, end));
+                    }
+                    start = end;
+                }
+            }
+            Binning::Width => {
+                let mut start = 0;
+                while start < n {
+                    let b = width_bin(self.sorted[start], m);
+                    // the first position whose bin exceeds b (width_bin is monotone)
+                    let end =
+                        start + self.sorted[start..].partition_point(|&u| width_bin(u, m) <= b);
+                    visit(self.bin(b, start, end));
+                    start = end;
+                }
+            }
+        }
+    }
+
+    /// The non-empty bins of `binning` with `m` bins, in bin order.
+    pub fn bins(&self, binning: Binning, m: usize) -> Vec<Bin> {
+        let mut out = Vec::new();
+        self.for_each_bin(binning, m, |b| out.push(b));
+        out
+    }
+
+    /// The binned metrics of the ECE family at `m` bins (see [`BinnedMetrics`]).
+    pub fn metrics(&self, binning: Binning, m: usize) -> BinnedMetrics {
+        let mut acc = BinnedAccumulator::default();
+        self.for_each_bin(binning, m, |b| acc.add(&b));
+        acc.finish(self.len())
+    }
+}
+
+/// The ECE family over one binning of one reading (METRICS.md §3–4). With
+/// `n` samples and non-empty bins `B`:
+///
+/// * `ece = (1/n) Σ_B |Σ_{i∈B} (o_i - u_i)|` (= ConfECE on the confidence reading)
+/// * `mce = max_B |acc_B - conf_B|`
+/// * `rmsce = sqrt(Σ_B (n_B/n) (acc_B - conf_B)²)`
+/// * `lince = (1/n²) Σ_B (Σ_{i∈B} (u_i - o_i))²` (= ConfCE on the confidence reading)
+/// * `cal = Σ_B (n_B/n)(conf_B - acc_B)²`, `ref = Σ_B (n_B/n) acc_B (1 - acc_B)`
+///
+/// An empty reading (n = 0) has every value `None`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BinnedMetrics {
+    pub n: usize,
+    pub nonempty_bins: usize,
+    pub ece: Option<f64>,
+    pub mce: Option<f64>,
+    pub rmsce: Option<f64>,
+    pub lince: Option<f64>,
+    pub cal: Option<f64>,
+    pub refinement: Option<f64>,
+}
+
+impl BinnedMetrics {
+    /// The exactness residual `RES = Brier - CAL - REF` given the reading's Brier score.
+    pub fn res(&self, brier: Option<f64>) -> Option<f64> {
+        Some(brier? - self.cal? - self.refinement?)
+    }
+}
+
+/// Accumulates [`BinnedMetrics`] bin by bin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BinnedAccumulator {
+    nonempty: usize,
+    abs_residual: Sum,
+    sq_residual: Sum,
+    weighted_sq_gap: Sum,
+    weighted_variance: Sum,
+    max_gap: f64,
+}
+
+impl BinnedAccumulator {
+    /// Adds one non-empty bin.
+    #[inline]
+    pub fn add(&mut self, bin: &Bin) {
+        let count = bin.count() as f64;
+        let residual = bin.sum_residual();
+        let gap = bin.gap();
+        let acc = bin.acc();
+        self.nonempty += 1;
+        self.abs_residual.add(residual.abs());
+        self.sq_residual.add(residual * residual);
+        self.weighted_sq_gap.add(count * gap * gap);
+        self.weighted_variance.add(count * acc * (1.0 - acc));
+        self.max_gap = self.max_gap.max(gap.abs());
+    }
+
+    /// The metrics over `n` samples.
+    pub fn finish(&self, n: usize) -> BinnedMetrics {
+        if n == 0 {
+            return BinnedMetrics {
+                n,
+                nonempty_bins: 0,
+                ece: None,
+                mce: None,
+                rmsce: None,
+                lince: None,
+                cal: None,
+                refinement: None,
+            };
+        }
+        let nf = n as f64;
+        let cal = self.weighted_sq_gap.value() / nf;
+        BinnedMetrics {
+            n,
+            nonempty_bins: self.nonempty,
+            ece: Some(self.abs_residual.value() / nf),
+            mce: Some(self.max_gap),
+            rmsce: Some(cal.sqrt()),
+            lince: Some(self.sq_residual.value() / (nf * nf)),
+            cal: Some(cal),
+            refinement: Some(self.weighted_variance.value() / nf),
+        }
+    }
+}
+
+/// The Brier score of a reading, `(1/n) Σ (u_i - o_i)²`; `None` when empty.
+pub fn brier(pairs: &Pairs) -> Option<f64> {
+    crate::sum::mean(
+        pairs
+            .forecast
+            .iter()
+            .zip(&pairs.outcome)
+            .map(|(&u, &o)| (u - o as u8 as f64).powi(2)),
+    )
+}

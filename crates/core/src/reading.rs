@@ -1,0 +1,272 @@
+//! Readings: turning a prediction set into forecast/outcome pairs (METRICS.md §1).
+//!
+//! [`ProbView`] gives `p_i^(r)` for any row and class without materialising an
+//! `n × k` probability matrix: logit rows keep only their max and the sum of
+//! `exp(z - max)` (two `f64` per row).
+
+use crate::data::{PredictionSet, Scores, Source, Values};
+
+/// `sigmoid(s) = 1 / (1 + exp(-s))`, evaluated without overflow for either sign.
+/// NaN in gives NaN out.
+#[inline]
+pub fn sigmoid(s: f64) -> f64 {
+    if s >= 0.0 {
+        1.0 / (1.0 + (-s).exp())
+    } else {
+        let e = s.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// `softplus(x) = ln(1 + exp(x))`, stable for large `|x|`.
+#[inline]
+pub fn softplus(x: f64) -> f64 {
+    if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+/// Per-sample probabilities of a prediction set, computed on demand.
+///
+/// * one column `u` (probabilities): `p = (1 - u, u)`;
+/// * one column `s` (logit): `p = (1 - sigmoid(s), sigmoid(s))`;
+/// * a probability matrix: the values as given (not renormalised);
+/// * a logit matrix: `softmax(z)` with the max-subtraction trick,
+///   `p_r = exp(z_r - max) / Σ_j exp(z_j - max)`.
+///
+/// Top-label sets have no probability vector; [`ProbView::new`] returns `None`.
+#[derive(Debug)]
+pub struct ProbView<'a> {
+    set: &'a PredictionSet,
+    /// For logit matrices: per row `(max, Σ exp(z - max))`.
+    softmax: Option<Vec<(f64, f64)>>,
+}
+
+impl<'a> ProbView<'a> {
+    /// A view of `set`'s probabilities; `None` for top-label sets.
+    pub fn new(set: &'a PredictionSet) -> Option<Self> {
+        let softmax = match &set.scores {
+            Scores::TopLabel { .. } => return None,
+            Scores::Matrix {
+                values,
+                k,
+                source: Source::Logits,
+            } => Some(crate::with_values!(values, |v| softmax_rows(v, *k))),
+            _ => None,
+        };
+        Some(ProbView { set, softmax })
+    }
+
+    /// The prediction set viewed.
+    pub fn set(&self) -> &'a PredictionSet {
+        self.set
+    }
+
+    /// Number of classes.
+    pub fn k(&self) -> usize {
+        self.set.k
+    }
+
+    /// `p_i^(r)`.
+    #[inline]
+    pub fn prob(&self, i: usize, r: usize) -> f64 {
+        match &self.set.scores {
+            Scores::Column { values, source } => {
+                let u = match source {
+                    Source::Logits => sigmoid(values.get(i)),
+                    _ => values.get(i),
+                };
+                if r == 1 {
+                    u
+                } else {
+                    1.0 - u
+                }
+            }
+            Scores::Matrix { values, k, .. } => {
+                let z = values.get(i * k + r);
+                match &self.softmax {
+                    Some(rows) => {
+                        let (max, sum) = rows[i];
+                        (z - max).exp() / sum
+                    }
+                    None => z,
+                }
+            }
+            Scores::TopLabel { .. } => unreachable!("ProbView::new refuses top-label sets"),
+        }
+    }
+
+    /// The positive-class forecast `P(y = 1)` (binary sets).
+    #[inline]
+    pub fn positive(&self, i: usize) -> f64 {
+        self.prob(i, 1)
+    }
+
+    /// The top-label prediction `(r_i, c_i)`: argmax with ties to the lowest index;
+    /// binary sets (one column or two) instead predict 1 iff `p^(1) >= 0.5`.
+    #[inline]
+    pub fn top(&self, i: usize) -> (u32, f64) {
+        let k = self.set.k;
+        if k == 2 {
+            let p1 = self.prob(i, 1);
+            return if p1 >= 0.5 {
+                (1, p1)
+            } else {
+                (0, self.prob(i, 0))
+            };
+        }
+        let mut best = 0usize;
+        let mut best_p = self.prob(i, 0);
+        for r in 1..k {
+            let p = self.prob(i, r);
+            if p > best_p {
+                best = r;
+                best_p = p;
+            }
+        }
+        (best as u32, best_p)
+    }
+
+    /// The column of class `r`'s forecasts, `p_·^(r)`.
+    pub fn class_column(&self, r: usize) -> Vec<f64> {
+        (0..self.set.n()).map(|i| self.prob(i, r)).collect()
+    }
+}
+
+fn softmax_rows<T: crate::data::Real>(values: &[T], k: usize) -> Vec<(f64, f64)> {
+    values
+        .chunks_exact(k)
+        .map(|row| {
+            let max = row
+                .iter()
+                .map(|z| z.to_f64())
+                .fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = row.iter().map(|z| (z.to_f64() - max).exp()).sum();
+            (max, sum)
+        })
+        .collect()
+}
+
+/// Forecast/outcome pairs `(u_i, o_i)` of one reading, in sample order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pairs {
+    /// Forecasts in `[0, 1]`.
+    pub forecast: Vec<f64>,
+    /// Outcomes.
+    pub outcome: Vec<bool>,
+}
+
+impl Pairs {
+    /// Number of pairs.
+    pub fn len(&self) -> usize {
+        self.forecast.len()
+    }
+    /// True when there are no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.forecast.is_empty()
+    }
+}
+
+/// The top-label predictions of every sample: predicted class, confidence and
+/// correctness (`z_i = 1[y_i = r_i]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopLabels {
+    pub predicted: Vec<u32>,
+    pub confidence: Vec<f64>,
+    pub correct: Vec<bool>,
+}
+
+impl TopLabels {
+    /// The confidence reading `(c_i, z_i)`.
+    pub fn pairs(&self) -> Pairs {
+        Pairs {
+            forecast: self.confidence.clone(),
+            outcome: self.correct.clone(),
+        }
+    }
+}
+
+/// The confidence (top-label) reading of any prediction set (METRICS.md §1).
+pub fn top_labels(set: &PredictionSet) -> TopLabels {
+    let n = set.n();
+    let mut out = TopLabels {
+        predicted: Vec::with_capacity(n),
+        confidence: Vec::with_capacity(n),
+        correct: Vec::with_capacity(n),
+    };
+    match (&set.scores, ProbView::new(set)) {
+        (
+            Scores::TopLabel {
+                predicted,
+                confidence,
+            },
+            _,
+        ) => {
+            for i in 0..n {
+                out.predicted.push(predicted[i]);
+                out.confidence.push(confidence.get(i));
+                out.correct.push(predicted[i] == set.labels[i]);
+            }
+        }
+        (_, Some(view)) => {
+            for i in 0..n {
+                let (r, c) = view.top(i);
+                out.predicted.push(r);
+                out.confidence.push(c);
+                out.correct.push(r == set.labels[i]);
+            }
+        }
+        (_, None) => unreachable!("only top-label sets lack a probability view"),
+    }
+    out
+}
+
+/// The class-`r` reading `(p_i^(r), 1[y_i = r])`; for binary sets `r = 1` is the
+/// positive-class reading.
+pub fn class_pairs(view: &ProbView<'_>, r: usize) -> Pairs {
+    let set = view.set();
+    Pairs {
+        forecast: view.class_column(r),
+        outcome: set.labels.iter().map(|&y| y as usize == r).collect(),
+    }
+}
+
+/// Gathers the rows `rows` of `set` into a new prediction set (same storage
+/// precision); used for the calibration and evaluation splits.
+pub fn subset(set: &PredictionSet, rows: &[usize]) -> PredictionSet {
+    fn gather_values(values: &Values, rows: &[usize], width: usize) -> Values {
+        crate::with_values!(values, |v| {
+            let mut out = Vec::with_capacity(rows.len() * width);
+            for &i in rows {
+                out.extend_from_slice(&v[i * width..(i + 1) * width]);
+            }
+            out.into()
+        })
+    }
+    let labels = rows.iter().map(|&i| set.labels[i]).collect();
+    let scores = match &set.scores {
+        Scores::Column { values, source } => Scores::Column {
+            values: gather_values(values, rows, 1),
+            source: *source,
+        },
+        Scores::Matrix { values, k, source } => Scores::Matrix {
+            values: gather_values(values, rows, *k),
+            k: *k,
+            source: *source,
+        },
+        Scores::TopLabel {
+            predicted,
+            confidence,
+        } => Scores::TopLabel {
+            predicted: rows.iter().map(|&i| predicted[i]).collect(),
+            confidence: gather_values(confidence, rows, 1),
+        },
+    };
+    PredictionSet {
+        labels,
+        scores,
+        k: set.k,
+    }
+}
