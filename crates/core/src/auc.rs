@@ -5,24 +5,85 @@ use crate::sum::Sum;
 
 /// The stable ascending order of `scores` (ties keep the original index order):
 /// `order[j]` is the sample at sorted position `j`. `-0.0` sorts with `+0.0`.
+///
+/// Two steps: an LSD radix sort on the monotone bit pattern of each score rounded
+/// to `f32` (4 byte-passes over 8-byte items; rounding is monotone, so it only
+/// merges scores closer than an `f32` ulp), then each run of equal `f32` keys that
+/// is not already in exact order is re-sorted by the exact `f64` score and index.
+/// O(n) for the forecasts this crate sorts; exact ties are runs already in order.
 pub fn sort_order(scores: &[f64]) -> Vec<u32> {
-    let mut keys: Vec<(u64, u32)> = scores
+    let mut keys: Vec<(u32, u32)> = scores
         .iter()
         .enumerate()
-        .map(|(i, &u)| (crate::binning::order_key(u), i as u32))
+        .map(|(i, &u)| (order_key_f32(u as f32), i as u32))
         .collect();
-    keys.sort_unstable();
+    radsort::sort_by_key(&mut keys, |k| k.0);
+    let exact = |a: &(u32, u32), b: &(u32, u32)| {
+        let (x, y) = (scores[a.1 as usize] + 0.0, scores[b.1 as usize] + 0.0);
+        x.total_cmp(&y).then(a.1.cmp(&b.1))
+    };
+    let mut start = 0;
+    while start < keys.len() {
+        let mut end = start + 1;
+        while end < keys.len() && keys[end].0 == keys[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            let run = &mut keys[start..end];
+            if !run.windows(2).all(|w| exact(&w[0], &w[1]).is_le()) {
+                run.sort_unstable_by(exact);
+            }
+        }
+        start = end;
+    }
     keys.into_iter().map(|(_, i)| i).collect()
 }
 
-/// Visits the runs of equal scores in ascending order: `visit(start, end)` over
-/// positions of `order`.
-fn for_each_tie_group(scores: &[f64], order: &[u32], mut visit: impl FnMut(usize, usize)) {
+/// A sortable key for a finite `f32`: its bit pattern made monotone, `-0.0` folded
+/// onto `+0.0`.
+#[inline]
+fn order_key_f32(u: f32) -> u32 {
+    let bits = (u + 0.0).to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | (1 << 31)
+    }
+}
+
+/// `values` permuted into `order`.
+pub fn gather<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
+    order.iter().map(|&i| values[i as usize]).collect()
+}
+
+/// One reading gathered into sorted order: forecasts ascending (stable), with the
+/// outcome and weight of each position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SortedColumn {
+    pub forecast: Vec<f64>,
+    pub positive: Vec<bool>,
+    pub weight: Vec<f64>,
+}
+
+impl SortedColumn {
+    /// Sorts `forecast` once and gathers the outcome and weight columns alongside.
+    pub fn new(forecast: &[f64], positive: &[bool], weight: &[f64]) -> Self {
+        let order = sort_order(forecast);
+        SortedColumn {
+            forecast: gather(forecast, &order),
+            positive: gather(positive, &order),
+            weight: gather(weight, &order),
+        }
+    }
+}
+
+/// Visits the runs of equal values of a sorted slice: `visit(start, end)`.
+fn for_each_tie_group(sorted: &[f64], mut visit: impl FnMut(usize, usize)) {
     let mut start = 0;
-    while start < order.len() {
-        let s = scores[order[start] as usize];
+    while start < sorted.len() {
+        let s = sorted[start];
         let mut end = start + 1;
-        while end < order.len() && scores[order[end] as usize] == s {
+        while end < sorted.len() && sorted[end] == s {
             end += 1;
         }
         visit(start, end);
@@ -33,24 +94,22 @@ fn for_each_tie_group(scores: &[f64], order: &[u32], mut visit: impl FnMut(usize
 /// The Mann–Whitney AUC: over pairs of a positive `i` and a negative `j`,
 /// `1[s_i > s_j] + ½·1[s_i = s_j]`, averaged. Computed exactly in integers (twice
 /// the pair count) and divided once, so the result is correctly rounded.
-/// `order` is [`sort_order`] of `scores`. `None` (undefined, not 0.5) when there is
-/// no positive or no negative. NaN scores must be rejected before.
+/// `column` holds the scores sorted ascending. `None` (undefined, not 0.5) when there
+/// is no positive or no negative. NaN scores must be rejected before.
 ///
 /// ```
-/// use calibscope_core::auc::{auc, sort_order};
+/// use calibscope_core::auc::{auc, SortedColumn};
 /// let s = [0.1, 0.4, 0.35, 0.8];
 /// let y = [false, false, true, true];
-/// assert_eq!(auc(&s, &y, &sort_order(&s)), Some(0.75));
+/// assert_eq!(auc(&SortedColumn::new(&s, &y, &[1.0; 4])), Some(0.75));
 /// ```
-pub fn auc(scores: &[f64], positive: &[bool], order: &[u32]) -> Option<f64> {
+pub fn auc(column: &SortedColumn) -> Option<f64> {
+    let positive = &column.positive;
     let mut negatives_below = 0u64;
     let mut twice_wins = 0u128;
     let mut positives = 0u64;
-    for_each_tie_group(scores, order, |start, end| {
-        let pos = order[start..end]
-            .iter()
-            .filter(|&&i| positive[i as usize])
-            .count() as u64;
+    for_each_tie_group(&column.forecast, |start, end| {
+        let pos = positive[start..end].iter().filter(|&&p| p).count() as u64;
         let neg = (end - start) as u64 - pos;
         twice_wins += pos as u128 * (2 * negatives_below + neg) as u128;
         negatives_below += neg;
@@ -67,22 +126,17 @@ pub fn auc(scores: &[f64], positive: &[bool], order: &[u32]) -> Option<f64> {
 /// negative `j`, `s_ij = 1[s_i > s_j] + ½·1[=]` (cwAUC with `w` the clipped
 /// top-label confidences). `None` when there is no positive or no negative, or the
 /// weights of either side sum to 0.
-pub fn weighted_auc(
-    scores: &[f64],
-    positive: &[bool],
-    weights: &[f64],
-    order: &[u32],
-) -> Option<f64> {
+pub fn weighted_auc(column: &SortedColumn) -> Option<f64> {
+    let (positive, weights) = (&column.positive, &column.weight);
     let mut neg_below = Sum::new();
     let mut wins = Sum::new();
     let mut pos_total = Sum::new();
     let mut any_pos = false;
     let mut any_neg = false;
-    for_each_tie_group(scores, order, |start, end| {
+    for_each_tie_group(&column.forecast, |start, end| {
         let mut pos = Sum::new();
         let mut neg = Sum::new();
-        for &i in &order[start..end] {
-            let i = i as usize;
+        for i in start..end {
             if positive[i] {
                 pos.add(weights[i]);
                 any_pos = true;
@@ -120,12 +174,8 @@ pub struct RocPoint {
 /// point per distinct score, descending: `TPR(t) = #{pos: s >= t} / #pos`,
 /// `FPR(t) = #{neg: s >= t} / #neg`, and the same with each sample weighted by
 /// `weights[i]`. A rate whose denominator is 0 is `None`.
-pub fn roc_curve(
-    scores: &[f64],
-    positive: &[bool],
-    weights: &[f64],
-    order: &[u32],
-) -> Vec<RocPoint> {
+pub fn roc_curve(column: &SortedColumn) -> Vec<RocPoint> {
+    let (scores, positive, weights) = (&column.forecast, &column.positive, &column.weight);
     let total_pos = positive.iter().filter(|&&p| p).count() as f64;
     let total_neg = positive.len() as f64 - total_pos;
     let mut w_pos_total = Sum::new();
@@ -140,7 +190,7 @@ pub fn roc_curve(
     let (w_pos_total, w_neg_total) = (w_pos_total.value(), w_neg_total.value());
     let rate = |x: f64, d: f64| (d > 0.0).then(|| x / d);
     let mut groups = Vec::new();
-    for_each_tie_group(scores, order, |start, end| groups.push((start, end)));
+    for_each_tie_group(scores, |start, end| groups.push((start, end)));
     let mut points = Vec::with_capacity(groups.len() + 1);
     points.push(RocPoint {
         threshold: None,
@@ -152,8 +202,7 @@ pub fn roc_curve(
     let (mut tp, mut fp) = (0u64, 0u64);
     let (mut cw_tp, mut cw_fp) = (Sum::new(), Sum::new());
     for &(start, end) in groups.iter().rev() {
-        for &i in &order[start..end] {
-            let i = i as usize;
+        for i in start..end {
             if positive[i] {
                 tp += 1;
                 cw_tp.add(weights[i]);
@@ -163,7 +212,7 @@ pub fn roc_curve(
             }
         }
         points.push(RocPoint {
-            threshold: Some(scores[order[start] as usize]),
+            threshold: Some(scores[start]),
             fpr: rate(fp as f64, total_neg),
             tpr: rate(tp as f64, total_pos),
             cw_fpr: rate(cw_fp.value(), w_neg_total),

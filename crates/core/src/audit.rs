@@ -116,20 +116,15 @@ impl Audit {
             Some(view) => (0..set.k)
                 .map(|r| {
                     let pairs = reading::class_pairs(view, r);
-                    let order = auc::sort_order(&pairs.forecast);
+                    let column = auc::SortedColumn::new(&pairs.forecast, &pairs.outcome, &weights);
                     let positive_reading = set.kind() == Kind::Binary && r == 1;
                     if positive_reading && settings.roc_curve {
-                        roc_class1 = Some(auc::roc_curve(
-                            &pairs.forecast,
-                            &pairs.outcome,
-                            &weights,
-                            &order,
-                        ));
+                        roc_class1 = Some(auc::roc_curve(&column));
                     }
                     ClassReport {
-                        auc: auc::auc(&pairs.forecast, &pairs.outcome, &order),
-                        cwauc: auc::weighted_auc(&pairs.forecast, &pairs.outcome, &weights, &order),
-                        reading: reading_report(&pairs, settings, Some((&order, positive_reading))),
+                        auc: auc::auc(&column),
+                        cwauc: auc::weighted_auc(&column),
+                        reading: reading_report(&pairs, settings, Some((column, positive_reading))),
                     }
                 })
                 .collect(),
@@ -147,7 +142,8 @@ impl Audit {
             accuracy: crate::truthful::accuracy(&top),
             l_conf: crate::truthful::l_conf(&top),
             nll: nll(set),
-            brier_multiclass: view.as_ref().and_then(brier_multiclass),
+            // Σ_r of the class readings' Brier scores is the multiclass Brier score
+            brier_multiclass: brier_sum(&classes),
             confidence,
             classes,
             risk,
@@ -230,16 +226,16 @@ pub struct Classwise {
     pub res_sum: Option<f64>,
 }
 
-/// The ECE family of one reading; `order` is its precomputed sort order and
+/// The ECE family of one reading; `sorted` is the reading already sorted and
 /// whether to add reliability tables (the confidence reading always has them).
 fn reading_report(
     pairs: &reading::Pairs,
     settings: &AuditSettings,
-    order: Option<(&[u32], bool)>,
+    sorted: Option<(auc::SortedColumn, bool)>,
 ) -> ReadingReport {
-    let (sorted, with_reliability) = match order {
-        Some((order, reliability)) => (
-            SortedReading::from_order(&pairs.forecast, &pairs.outcome, order),
+    let (sorted, with_reliability) = match sorted {
+        Some((column, reliability)) => (
+            SortedReading::from_sorted(column.forecast, &column.positive),
             reliability,
         ),
         None => (SortedReading::new(pairs), true),
@@ -304,11 +300,9 @@ pub fn nll(set: &PredictionSet) -> Option<f64> {
             k,
             source: Source::Logits,
         } => {
+            let view = ProbView::new(set)?;
             for (i, &y) in set.labels.iter().enumerate() {
-                let row = (0..*k).map(|r| values.get(i * k + r));
-                let max = row.clone().fold(f64::NEG_INFINITY, f64::max);
-                let lse = max + row.map(|z| (z - max).exp()).sum::<f64>().ln();
-                total.add(lse - values.get(i * k + y as usize));
+                total.add(view.log_sum_exp(i)? - values.get(i * k + y as usize));
             }
         }
         _ => {
@@ -320,6 +314,16 @@ pub fn nll(set: &PredictionSet) -> Option<f64> {
         }
     }
     Some(total.value() / n as f64)
+}
+
+/// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²` from the class
+/// readings: `Σ_r Brier(class r)`. `None` for top-label or empty sets.
+fn brier_sum(classes: &[ClassReport]) -> Option<f64> {
+    if classes.is_empty() {
+        return None;
+    }
+    let parts: Option<Vec<f64>> = classes.iter().map(|c| c.reading.brier).collect();
+    Some(crate::sum::sum(parts?))
 }
 
 /// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²`, in `[0, 2]`; `None`

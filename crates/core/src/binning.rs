@@ -154,28 +154,28 @@ impl SortedReading {
 
     /// As [`SortedReading::new`], from the two columns.
     pub fn from_parts(forecast: &[f64], outcome: &[bool]) -> Self {
-        Self::from_order(forecast, outcome, &crate::auc::sort_order(forecast))
+        let order = crate::auc::sort_order(forecast);
+        Self::from_sorted(
+            crate::auc::gather(forecast, &order),
+            &crate::auc::gather(outcome, &order),
+        )
     }
 
-    /// Builds the index from a precomputed stable ascending order
-    /// ([`crate::auc::sort_order`] of `forecast`), so callers that also need the
-    /// order (AUC, cwAUC) sort once.
-    pub fn from_order(forecast: &[f64], outcome: &[bool], order: &[u32]) -> Self {
-        assert_eq!(forecast.len(), outcome.len());
-        assert_eq!(forecast.len(), order.len());
-        let n = forecast.len();
-        let mut sorted = Vec::with_capacity(n);
+    /// Builds the index from columns already in sorted order (forecasts ascending,
+    /// ties by original index), e.g. a [`crate::auc::SortedColumn`]'s, so callers
+    /// that also need AUC and cwAUC sort once.
+    pub fn from_sorted(sorted: Vec<f64>, outcome: &[bool]) -> Self {
+        assert_eq!(sorted.len(), outcome.len());
+        let n = sorted.len();
         let mut cum_forecast = Vec::with_capacity(n + 1);
         let mut cum_outcome = Vec::with_capacity(n + 1);
         let mut acc = Sum::new();
         let mut count = 0u32;
         cum_forecast.push((0.0, 0.0));
         cum_outcome.push(0);
-        for &i in order {
-            let u = forecast[i as usize];
-            sorted.push(u);
+        for (&u, &o) in sorted.iter().zip(outcome) {
             acc.add(u);
-            count += outcome[i as usize] as u32;
+            count += o as u32;
             cum_forecast.push(acc.parts());
             cum_outcome.push(count);
         }

@@ -4,7 +4,7 @@
 //! `n × k` probability matrix: logit rows keep only their max and the sum of
 //! `exp(z - max)` (two `f64` per row).
 
-use crate::data::{PredictionSet, Scores, Source, Values};
+use crate::data::{PredictionSet, Real, Scores, Source, Values};
 
 /// `sigmoid(s) = 1 / (1 + exp(-s))`, evaluated without overflow for either sign.
 /// NaN in gives NaN out.
@@ -117,6 +117,24 @@ impl<'a> ProbView<'a> {
                 (0, self.prob(i, 0))
             };
         }
+        if let (Some(rows), Scores::Matrix { values, .. }) = (&self.softmax, &self.set.scores) {
+            // softmax is monotone: the largest logit holds the largest probability.
+            // Only an exactly equal *probability* at a lower index (logits within
+            // rounding of each other) can take the tie, so only those are evaluated.
+            let (max, sum) = rows[i];
+            let row = i * k;
+            let mut best = (0..k).find(|&r| values.get(row + r) == max).unwrap_or(0);
+            let best_p = (values.get(row + best) - max).exp() / sum;
+            for r in 0..best {
+                if max - values.get(row + r) < 1e-9 * max.abs().max(1.0)
+                    && (values.get(row + r) - max).exp() / sum == best_p
+                {
+                    best = r;
+                    break;
+                }
+            }
+            return (best as u32, best_p);
+        }
         let mut best = 0usize;
         let mut best_p = self.prob(i, 0);
         for r in 1..k {
@@ -129,9 +147,35 @@ impl<'a> ProbView<'a> {
         (best as u32, best_p)
     }
 
+    /// `log Σ_r exp(z_r)` of row `i` of a logit matrix (`None` for other inputs).
+    #[inline]
+    pub fn log_sum_exp(&self, i: usize) -> Option<f64> {
+        let (max, sum) = self.softmax.as_ref()?[i];
+        Some(max + sum.ln())
+    }
+
     /// The column of class `r`'s forecasts, `p_·^(r)`.
     pub fn class_column(&self, r: usize) -> Vec<f64> {
-        (0..self.set.n()).map(|i| self.prob(i, r)).collect()
+        match (&self.set.scores, &self.softmax) {
+            (Scores::Matrix { values, k, .. }, Some(rows)) => {
+                crate::with_values!(values, |v| v
+                    .iter()
+                    .skip(r)
+                    .step_by(*k)
+                    .zip(rows)
+                    .map(|(z, &(max, sum))| (z.to_f64() - max).exp() / sum)
+                    .collect())
+            }
+            (Scores::Matrix { values, k, .. }, None) => {
+                crate::with_values!(values, |v| v
+                    .iter()
+                    .skip(r)
+                    .step_by(*k)
+                    .map(|p| p.to_f64())
+                    .collect())
+            }
+            _ => (0..self.set.n()).map(|i| self.prob(i, r)).collect(),
+        }
     }
 }
 
