@@ -3,19 +3,10 @@
 //! `cargo run --release -p calibscope-core --example profile_audit -- logits 100000 100`
 
 use calibscope_core::audit::{Audit, AuditSettings};
-use calibscope_core::{PredictionSet, Scores, Source, Values};
 use std::time::Instant;
 
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+#[path = "../benches/data.rs"]
+mod data;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -25,44 +16,9 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
     let k: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
-    let mut rng = Lcg(42);
     let set = match kind {
-        "binary" => {
-            let u: Vec<f32> = (0..n).map(|_| rng.next() as f32).collect();
-            let labels = u
-                .iter()
-                .map(|&p| (rng.next() < (p as f64).powf(1.3)) as u32)
-                .collect();
-            PredictionSet {
-                labels,
-                scores: Scores::Column {
-                    values: Values::F32(u),
-                    source: Source::Probs,
-                },
-                k: 2,
-            }
-        }
-        _ => {
-            let labels: Vec<u32> = (0..n).map(|_| (rng.next() * k as f64) as u32).collect();
-            let mut z = Vec::with_capacity(n * k);
-            for &y in &labels {
-                for r in 0..k {
-                    z.push(
-                        (rng.next() * 4.0 + if r as u32 == y { 3.0 * rng.next() } else { 0.0 })
-                            as f32,
-                    );
-                }
-            }
-            PredictionSet {
-                labels,
-                scores: Scores::Matrix {
-                    values: Values::F32(z),
-                    k,
-                    source: Source::Logits,
-                },
-                k,
-            }
-        }
+        "binary" => data::binary(n, 42),
+        _ => data::logits(n, k, 42),
     };
     let settings = AuditSettings {
         m_values: vec![15],

@@ -17,6 +17,7 @@ pub mod reading;
 pub mod reliability;
 pub mod special;
 pub mod sum;
+pub mod sweep;
 pub mod truthful;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};

@@ -215,3 +215,32 @@ fn width_bins_put_rounded_decimals_where_a_person_expects() {
     assert_eq!(width_bin(1.0, 15), 14);
     assert_eq!(width_bin(0.29f32 as f64, 100), 29);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The sweep index gives the same numbers as the full audit at every m.
+    #[test]
+    fn sweep_index_matches_the_audit(rows in prop::collection::vec((prop::collection::vec(-3.0f64..3.0, 3), 0u32..3), 1..50), m in 1usize..120) {
+        use calibscope_core::sweep::{ModelIndex, SweepMetric};
+        let set = PredictionSet {
+            labels: rows.iter().map(|r| r.1).collect(),
+            scores: Scores::Matrix { values: Values::F64(rows.iter().flat_map(|r| r.0.clone()).collect()), k: 3, source: Source::Logits },
+            k: 3,
+        };
+        let audit = Audit::compute(&set, &AuditSettings { m_values: vec![m], ..AuditSettings::default() });
+        let index = ModelIndex::new(&set, true);
+        for binning in Binning::ALL {
+            let conf = audit.confidence.at(binning, m).unwrap();
+            let cw = audit.classwise(binning, m).unwrap();
+            let expect = [
+                (SweepMetric::ConfEce, conf.ece), (SweepMetric::ConfCe, conf.lince),
+                (SweepMetric::RmsceConf, conf.rmsce), (SweepMetric::ConfCeCorr, audit.confce_corr(binning, m)),
+                (SweepMetric::LinceCw, cw.lince_cw), (SweepMetric::CwEce, cw.cwece),
+            ];
+            for (metric, value) in expect {
+                prop_assert!(close(index.metric(metric, binning, m).unwrap(), value.unwrap()), "{metric:?}");
+            }
+        }
+    }
+}
