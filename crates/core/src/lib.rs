@@ -8,6 +8,9 @@
 //! calibration split) are `None` or a typed reason, never 0, 0.5 or NaN.
 
 pub mod data;
+pub mod special;
+pub mod split;
 pub mod sum;
+pub mod synth;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};
