@@ -327,7 +327,7 @@ impl PredictionSet {
                 );
             }
         }
-        errors.sort_by(|a, b| (a.row, a.kind).cmp(&(b.row, b.kind)));
+        errors.sort_by_key(|a| (a.row, a.kind));
         errors
     }
 }

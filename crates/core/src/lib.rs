@@ -16,8 +16,10 @@ pub mod rank;
 pub mod reading;
 pub mod reliability;
 pub mod special;
+pub mod split;
 pub mod sum;
 pub mod sweep;
+pub mod synth;
 pub mod truthful;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};
