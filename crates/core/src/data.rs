@@ -232,9 +232,7 @@ impl PredictionSet {
     pub fn byte_size(&self) -> usize {
         self.labels.len() * 4
             + match &self.scores {
-                Scores::Column { values, .. } | Scores::Matrix { values, .. } => {
-                    values.byte_size()
-                }
+                Scores::Column { values, .. } | Scores::Matrix { values, .. } => values.byte_size(),
                 Scores::TopLabel {
                     predicted,
                     confidence,
@@ -308,8 +306,7 @@ impl PredictionSet {
                         }
                         sum += v;
                     }
-                    if *source == Source::Probs && !bad && (sum - 1.0).abs() > ROW_SUM_TOLERANCE
-                    {
+                    if *source == Source::Probs && !bad && (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
                         push(&mut errors, row, InputErrorKind::RowSum, None, sum);
                     }
                 }
@@ -330,7 +327,7 @@ impl PredictionSet {
                 );
             }
         }
-        errors.sort_by(|a, b| (a.row, a.kind).cmp(&(b.row, b.kind)));
+        errors.sort_by_key(|a| (a.row, a.kind));
         errors
     }
 }
