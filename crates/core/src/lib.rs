@@ -8,6 +8,7 @@
 //! calibration split) are `None` or a typed reason, never 0, 0.5 or NaN.
 
 pub mod data;
+pub mod recal;
 pub mod sum;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};
