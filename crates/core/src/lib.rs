@@ -14,6 +14,7 @@ pub mod binning;
 pub mod data;
 pub mod rank;
 pub mod reading;
+pub mod recal;
 pub mod reliability;
 pub mod special;
 pub mod split;
