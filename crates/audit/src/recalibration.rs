@@ -1,11 +1,22 @@
-//! The recalibration section.
-use calibscope_core::PredictionSet;
-use serde_json::Value;
+//! The recalibration section: split, before/after ledgers on the evaluation split,
+//! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6).
+
+use crate::num;
+use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::binning::Binning;
+use calibscope_core::recal::apply::{
+    recalibrate, MapOutcome, Recalibration, TemperatureOutcome, Undefined,
+};
+use calibscope_core::recal::{IsotonicFit, PlattFit};
+use calibscope_core::{Kind, PredictionSet};
+use serde_json::{json, Map, Value};
 
 /// Split and fit settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecalibrationSettings {
+    /// SplitMix64 seed of the stratified split.
     pub seed: u64,
+    /// Calibration fraction `f`.
     pub fraction: f64,
 }
 
@@ -18,7 +29,264 @@ impl Default for RecalibrationSettings {
     }
 }
 
-/// TODO(recal): filled in when the fits land.
-pub fn recalibration_json(_set: &PredictionSet, _settings: &RecalibrationSettings) -> Value {
-    Value::Null
+/// Largest `n` whose calibration indices are listed in full.
+const FULL_INDEX_LIST: usize = 2000;
+/// How many calibration indices are listed beyond that.
+const INDEX_HEAD: usize = 50;
+
+/// The ledger of one prediction set (the evaluation split before or after a method):
+/// the metrics of seed 001's table, extended.
+pub fn ledger_json(set: &PredictionSet) -> Value {
+    let audit = Audit::compute(
+        set,
+        &AuditSettings {
+            m_values: vec![10, 15],
+            ..AuditSettings::default()
+        },
+    );
+    let conf = |b: Binning, m: usize| audit.confidence.at(b, m).copied();
+    let mut o = Map::new();
+    o.insert("n".into(), json!(audit.n));
+    o.insert("accuracy".into(), num(audit.accuracy));
+    o.insert("nll".into(), num(audit.nll));
+    o.insert("brier_multiclass".into(), num(audit.brier_multiclass));
+    o.insert(
+        "brier_over_k".into(),
+        num(audit.brier_multiclass.map(|b| b / audit.k as f64)),
+    );
+    o.insert("l_conf".into(), num(audit.l_conf));
+    o.insert(
+        "ece_conf_width_10".into(),
+        num(conf(Binning::Width, 10).and_then(|t| t.ece)),
+    );
+    o.insert(
+        "mce_conf_width_10".into(),
+        num(conf(Binning::Width, 10).and_then(|t| t.mce)),
+    );
+    o.insert(
+        "ece_conf_width_15".into(),
+        num(conf(Binning::Width, 15).and_then(|t| t.ece)),
+    );
+    o.insert(
+        "ece_conf_mass_15".into(),
+        num(conf(Binning::Mass, 15).and_then(|t| t.ece)),
+    );
+    o.insert(
+        "confce_corr_mass_15".into(),
+        num(audit.confce_corr(Binning::Mass, 15)),
+    );
+    if let Some(positive) = audit.positive() {
+        let pos = |b: Binning, m: usize| positive.at(b, m).and_then(|t| t.ece);
+        o.insert("brier_positive".into(), num(positive.brier));
+        o.insert("ece_pos_width_10".into(), num(pos(Binning::Width, 10)));
+        o.insert("ece_pos_width_15".into(), num(pos(Binning::Width, 15)));
+        o.insert("auc".into(), num(audit.classes[1].auc));
+    } else {
+        o.insert(
+            "auc_per_class".into(),
+            audit.classes.iter().map(|c| num(c.auc)).collect(),
+        );
+        o.insert("auc_macro".into(), num(audit.auc_macro()));
+    }
+    let cw15 = audit.classwise(Binning::Width, 15);
+    let cw_mass15 = audit.classwise(Binning::Mass, 15);
+    o.insert("cwece_width_15".into(), num(cw15.and_then(|c| c.cwece)));
+    o.insert(
+        "lince_cw_mass_15".into(),
+        num(cw_mass15.and_then(|c| c.lince_cw)),
+    );
+    o.insert("csr".into(), num(audit.risk.csr));
+    o.insert("p_risk".into(), num(audit.risk.p_risk));
+    o.insert("cwa".into(), num(audit.risk.cwa));
+    Value::Object(o)
+}
+
+fn split_json(r: &Recalibration, settings: &RecalibrationSettings, n: usize) -> Value {
+    let cal = &r.split.calibration;
+    let mut o = Map::new();
+    o.insert("seed".into(), json!(settings.seed));
+    o.insert("f".into(), json!(settings.fraction));
+    o.insert("n_cal".into(), json!(cal.len()));
+    o.insert("n_eval".into(), json!(r.split.evaluation.len()));
+    o.insert(
+        "calibration_index_sum".into(),
+        json!(cal.iter().map(|&i| i as u64).sum::<u64>()),
+    );
+    o.insert(
+        "calibration_index_sum_squares".into(),
+        json!(cal.iter().map(|&i| (i as u64) * (i as u64)).sum::<u64>()),
+    );
+    if n <= FULL_INDEX_LIST {
+        o.insert("calibration_indices".into(), json!(cal));
+    } else {
+        o.insert(
+            "calibration_indices_head".into(),
+            json!(cal[..cal.len().min(INDEX_HEAD)]),
+        );
+    }
+    Value::Object(o)
+}
+
+fn temperature_json(t: &TemperatureOutcome, kind: Kind) -> Value {
+    let inv = &t.invariants;
+    let mut invariants = Map::new();
+    invariants.insert("argmax_identical".into(), json!(inv.argmax_identical));
+    invariants.insert("accuracy_identical".into(), json!(inv.accuracy_identical));
+    invariants.insert(
+        "nll_cal_not_above_tau1".into(),
+        json!(inv.nll_cal_not_above_tau1),
+    );
+    let mut informational = Map::new();
+    informational.insert(
+        "prob_argsort_identical_per_class".into(),
+        json!(inv.prob_argsort_identical_per_class),
+    );
+    let mut o = Map::new();
+    if kind == Kind::Binary {
+        invariants.insert(
+            "score_order_identical".into(),
+            json!(inv.score_order_identical),
+        );
+        invariants.insert("score_auc_identical".into(), json!(inv.score_auc_identical));
+        let (before, after) = inv.score_auc.unwrap_or((None, None));
+        o.insert(
+            "score_auc".into(),
+            json!({"before": num(before), "after": num(after)}),
+        );
+        informational.insert(
+            "prob_auc_change".into(),
+            num(inv.prob_auc_change_per_class[1]),
+        );
+    } else {
+        informational.insert(
+            "prob_auc_change_per_class".into(),
+            inv.prob_auc_change_per_class
+                .iter()
+                .map(|&v| num(v))
+                .collect(),
+        );
+        informational.insert(
+            "prob_auc_macro_change".into(),
+            num(inv.prob_auc_macro_change),
+        );
+    }
+    let fit = &t.fit;
+    o.insert("tau".into(), json!(fit.tau));
+    o.insert("at_bracket_end".into(), json!(fit.at_bracket_end));
+    o.insert("nll_cal_tau1".into(), json!(fit.nll_tau1));
+    o.insert("nll_cal_tau".into(), json!(fit.nll_tau));
+    o.insert(
+        "verdict".into(),
+        json!(if fit.tau > 1.0 {
+            "tau > 1: the raw scores were overconfident"
+        } else if fit.tau < 1.0 {
+            "tau < 1: the raw scores were underconfident"
+        } else {
+            "tau = 1: the raw scores were already calibrated in NLL"
+        }),
+    );
+    o.insert(
+        "trace".into(),
+        fit.trace
+            .iter()
+            .map(|s| json!({"iteration": s.iteration, "width": s.width, "best_tau": s.best_x, "best_nll": s.best_f}))
+            .collect(),
+    );
+    o.insert("after".into(), ledger_json(&t.after));
+    o.insert("invariants".into(), Value::Object(invariants));
+    o.insert("informational".into(), Value::Object(informational));
+    Value::Object(o)
+}
+
+fn undefined(reason: &Undefined) -> Value {
+    json!({"undefined": reason.to_string()})
+}
+
+fn platt_json(p: &MapOutcome<PlattFit>) -> Value {
+    let params: Vec<Value> = p
+        .fits
+        .iter()
+        .map(|f| match f {
+            Some(f) => json!({"a": f.a, "b": f.b, "status": f.status.code(), "nll_cal": f.nll_cal}),
+            None => Value::Null,
+        })
+        .collect();
+    let mut o = Map::new();
+    o.insert("params".into(), json!(params));
+    match &p.after {
+        Ok(after) => {
+            o.insert("after".into(), ledger_json(after));
+        }
+        Err(reason) => {
+            o.insert("undefined".into(), json!(reason.to_string()));
+        }
+    }
+    Value::Object(o)
+}
+
+fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
+    let mut o = Map::new();
+    let knots = |f: &Option<IsotonicFit>| f.as_ref().map(|f| f.n_knots());
+    if kind == Kind::Binary {
+        o.insert("knots".into(), json!(knots(&p.fits[0])));
+        o.insert(
+            "distinct_values".into(),
+            json!(p.fits[0].as_ref().map(|f| f.distinct_values())),
+        );
+    } else {
+        o.insert(
+            "knots".into(),
+            p.fits.iter().map(|f| json!(knots(f))).collect(),
+        );
+        o.insert(
+            "zero_rows_made_uniform".into(),
+            json!(p.zero_rows_made_uniform),
+        );
+    }
+    match &p.after {
+        Ok(after) => {
+            o.insert("after".into(), ledger_json(after));
+        }
+        Err(reason) => {
+            o.insert("undefined".into(), json!(reason.to_string()));
+        }
+    }
+    Value::Object(o)
+}
+
+/// The `recalibration` section of a (non-top-label) prediction set.
+pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
+    let r = recalibrate(set, settings.seed, settings.fraction);
+    let kind = set.kind();
+    let mut o = Map::new();
+    o.insert("split".into(), split_json(&r, settings, set.n()));
+    o.insert("before".into(), ledger_json(&r.before));
+    o.insert(
+        "temperature".into(),
+        match &r.temperature {
+            Ok(t) => temperature_json(t, kind),
+            Err(reason) => json!({"tau": null, "undefined": reason.to_string()}),
+        },
+    );
+    o.insert(
+        "platt".into(),
+        match &r.platt {
+            Ok(p) => platt_json(p),
+            Err(reason) => json!({"params": null, "undefined": reason.to_string()}),
+        },
+    );
+    o.insert(
+        "isotonic".into(),
+        match &r.isotonic {
+            Ok(p) => isotonic_json(p, kind),
+            Err(reason) => undefined(reason),
+        },
+    );
+    if r.exact_zero_one_probabilities {
+        o.insert(
+            "warnings".into(),
+            json!(["probability input holds exact 0s or 1s: their logits are the clip value ln(1e-15), so temperature scaling of these rows is ill-posed"]),
+        );
+    }
+    Value::Object(o)
 }

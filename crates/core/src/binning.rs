@@ -143,18 +143,6 @@ struct Prefix {
     successes: u32,
 }
 
-/// A sortable key for a finite forecast: the f64 bit pattern made monotone, with
-/// `-0.0` folded onto `+0.0`.
-#[inline]
-pub(crate) fn order_key(u: f64) -> u64 {
-    let bits = (u + 0.0).to_bits();
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
-}
-
 impl SortedReading {
     /// Sorts `pairs` by forecast (stable: ties by original index) and builds the
     /// prefix sums. O(n) time (radix sort), 24 bytes per sample.

@@ -17,6 +17,7 @@
 //!
 //! Every fit is `None` (undefined) on an empty calibration split.
 
+pub mod apply;
 pub mod golden;
 pub mod isotonic;
 pub mod kernel;

@@ -1,0 +1,403 @@
+//! Recalibrating a prediction set end to end (METRICS.md §6): split, fit each method
+//! on the calibration split, apply it to the evaluation split, and check the
+//! invariants temperature scaling must keep.
+//!
+//! The recalibrated evaluation sets are ordinary [`PredictionSet`]s, so every
+//! "after" number comes from the same audit code as every "before" number:
+//! temperature gives scaled logits (its NLL is then computed from logits, §3),
+//! Platt and isotonic give probabilities.
+
+use super::{
+    fit_isotonic, fit_platt, logit_clipped, renormalize_rows, two_column_score, IsotonicFit,
+    PlattFit, TemperatureFit, TemperatureObjective, TemperatureOptions,
+};
+use crate::auc::{self, SortedColumn};
+use crate::data::{Kind, PredictionSet, Scores, Source, Values};
+use crate::reading::{self, ProbView};
+use crate::split::{stratified_split, Split};
+
+/// The scores the fits work on: the binary score `s` (a logit) per sample, or the
+/// multiclass logit matrix `z` (given, or `ln p` of probability input, clipped).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitScores {
+    Binary(Vec<f64>),
+    Multiclass { logits: Values, k: usize },
+}
+
+impl FitScores {
+    /// The section-6 scores of `set`: binary `s` (a logit column as is, `logit(u)` of
+    /// a probability column, `z_1 - z_0` / `ln p_1 - ln p_0` of two columns), or the
+    /// multiclass logits. `None` for top-label sets.
+    pub fn of(set: &PredictionSet) -> Option<FitScores> {
+        match &set.scores {
+            Scores::TopLabel { .. } => None,
+            Scores::Column { values, source } => Some(FitScores::Binary(
+                (0..set.n())
+                    .map(|i| match source {
+                        Source::Logits => values.get(i),
+                        _ => logit_clipped(values.get(i)),
+                    })
+                    .collect(),
+            )),
+            Scores::Matrix {
+                values,
+                k: 2,
+                source,
+            } => Some(FitScores::Binary(
+                (0..set.n())
+                    .map(|i| {
+                        let (a, b) = (values.get(2 * i), values.get(2 * i + 1));
+                        match source {
+                            Source::Logits => b - a,
+                            _ => two_column_score(a, b),
+                        }
+                    })
+                    .collect(),
+            )),
+            Scores::Matrix { values, k, source } => Some(FitScores::Multiclass {
+                logits: match source {
+                    Source::Logits => values.clone(),
+                    _ => Values::F64(crate::with_values!(values, |v| super::ln_clipped_all(v))),
+                },
+                k: *k,
+            }),
+        }
+    }
+
+    /// The one-vs-rest score of class `r` for row `i` (binary: `s` for class 1).
+    fn class_score(&self, i: usize, r: usize) -> f64 {
+        match self {
+            FitScores::Binary(s) => s[i],
+            FitScores::Multiclass { logits, k } => logits.get(i * k + r),
+        }
+    }
+}
+
+/// Why a fit is undefined.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Undefined {
+    /// The calibration split has no rows.
+    EmptyCalibrationSplit,
+    /// A one-vs-rest fit lacks the positive (or negative) class on the calibration split.
+    MissingClass { class: usize, positive: bool },
+    /// Top-label input has no scores to recalibrate.
+    TopLabel,
+}
+
+impl std::fmt::Display for Undefined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undefined::EmptyCalibrationSplit => write!(f, "empty calibration split"),
+            Undefined::MissingClass { class, positive } => write!(
+                f,
+                "class {class}: calibration split lacks the {} class of this fit",
+                if *positive { "positive" } else { "negative" }
+            ),
+            Undefined::TopLabel => write!(f, "top-label input has no scores to recalibrate"),
+        }
+    }
+}
+
+/// Temperature scaling's fit, its recalibrated evaluation set and its checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemperatureOutcome {
+    pub fit: TemperatureFit,
+    /// The evaluation split after scaling (logits `s/τ` or `z/τ`).
+    pub after: PredictionSet,
+    pub invariants: TemperatureInvariants,
+}
+
+/// What temperature scaling must keep (asserted by the contract; `true` when it
+/// held on the evaluation split) and what it need not (informational).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemperatureInvariants {
+    /// Every row's predicted class is unchanged.
+    pub argmax_identical: bool,
+    /// Accuracy is unchanged.
+    pub accuracy_identical: bool,
+    /// The fitted calibration NLL is not above the NLL at `τ = 1`.
+    pub nll_cal_not_above_tau1: bool,
+    /// Binary: the stable order of `s/τ` equals that of `s`.
+    pub score_order_identical: Option<bool>,
+    /// Binary: AUC on `s/τ` equals AUC on `s`, exactly.
+    pub score_auc_identical: Option<bool>,
+    /// Binary: AUC of `s` and of `s/τ`.
+    pub score_auc: Option<(Option<f64>, Option<f64>)>,
+    /// Per probability column, whether its stable order is unchanged.
+    pub prob_argsort_identical_per_class: Vec<bool>,
+    /// Per class, AUC of `p^(r)` after minus before (`None` where undefined).
+    pub prob_auc_change_per_class: Vec<Option<f64>>,
+    /// Macro AUC after minus before.
+    pub prob_auc_macro_change: Option<f64>,
+}
+
+/// Platt's or isotonic's per-class fits and the recalibrated evaluation set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapOutcome<F> {
+    /// One fit for binary input, one per class (one-vs-rest) otherwise; `None` where
+    /// the calibration split lacks a class.
+    pub fits: Vec<Option<F>>,
+    /// The evaluation split after recalibration, or why it is undefined.
+    pub after: Result<PredictionSet, Undefined>,
+    /// Multiclass: rows whose one-vs-rest outputs were all 0 and were made uniform.
+    pub zero_rows_made_uniform: usize,
+}
+
+/// Everything of a recalibration run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recalibration {
+    pub split: Split,
+    /// The evaluation split as given ("before").
+    pub before: PredictionSet,
+    pub temperature: Result<TemperatureOutcome, Undefined>,
+    pub platt: Result<MapOutcome<PlattFit>, Undefined>,
+    pub isotonic: Result<MapOutcome<IsotonicFit>, Undefined>,
+    /// Probability input holding exact 0s or 1s: `ln 1e-15` becomes a fake logit and
+    /// temperature scaling is ill-posed.
+    pub exact_zero_one_probabilities: bool,
+}
+
+/// Splits `set` (stratified, SplitMix64 `seed`, calibration `fraction`), fits
+/// temperature, Platt and isotonic on the calibration split and applies them to the
+/// evaluation split. Top-label sets are undefined throughout.
+pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
+    let split = stratified_split(&set.labels, set.k, seed, fraction);
+    let before = reading::subset(set, &split.evaluation);
+    let exact_zero_one_probabilities = set.source() == Source::Probs
+        && match &set.scores {
+            Scores::Column { values, .. } | Scores::Matrix { values, .. } => {
+                (0..values.len()).any(|j| matches!(values.get(j), 0.0 | 1.0))
+            }
+            Scores::TopLabel { .. } => false,
+        };
+    let Some(scores) = FitScores::of(set) else {
+        return Recalibration {
+            split,
+            before,
+            temperature: Err(Undefined::TopLabel),
+            platt: Err(Undefined::TopLabel),
+            isotonic: Err(Undefined::TopLabel),
+            exact_zero_one_probabilities,
+        };
+    };
+    let (temperature, platt, isotonic) = if split.calibration.is_empty() {
+        (
+            Err(Undefined::EmptyCalibrationSplit),
+            Err(Undefined::EmptyCalibrationSplit),
+            Err(Undefined::EmptyCalibrationSplit),
+        )
+    } else {
+        (
+            Ok(temperature(set, &scores, &split, &before)),
+            Ok(one_vs_rest(set, &scores, &split, fit_platt, |f, s| {
+                f.predict(s)
+            })),
+            Ok(one_vs_rest(set, &scores, &split, fit_isotonic, |f, s| {
+                f.predict(s)
+            })),
+        )
+    };
+    Recalibration {
+        split,
+        before,
+        temperature,
+        platt,
+        isotonic,
+        exact_zero_one_probabilities,
+    }
+}
+
+fn temperature(
+    set: &PredictionSet,
+    scores: &FitScores,
+    split: &Split,
+    before: &PredictionSet,
+) -> TemperatureOutcome {
+    let cal = Some(split.calibration.as_slice());
+    let options = TemperatureOptions::default();
+    let (fit, after) = match scores {
+        FitScores::Binary(s) => {
+            let objective = super::BinaryNll::new(s, &set.labels, cal).expect("non-empty split");
+            let fit = objective.fit(&options);
+            let scaled: Vec<f64> = split.evaluation.iter().map(|&i| s[i] / fit.tau).collect();
+            let after = PredictionSet {
+                labels: before.labels.clone(),
+                scores: Scores::Column {
+                    values: Values::F64(scaled),
+                    source: Source::Logits,
+                },
+                k: 2,
+            };
+            (fit, after)
+        }
+        FitScores::Multiclass { logits, k } => {
+            let fit = super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
+                .expect("non-empty split");
+            let mut scaled = Vec::with_capacity(split.evaluation.len() * k);
+            for &i in &split.evaluation {
+                scaled.extend((0..*k).map(|r| logits.get(i * k + r) / fit.tau));
+            }
+            let after = PredictionSet {
+                labels: before.labels.clone(),
+                scores: Scores::Matrix {
+                    values: Values::F64(scaled),
+                    k: *k,
+                    source: Source::Logits,
+                },
+                k: *k,
+            };
+            (fit, after)
+        }
+    };
+    let invariants = invariants(scores, split, &fit, before, &after);
+    TemperatureOutcome {
+        fit,
+        after,
+        invariants,
+    }
+}
+
+fn invariants(
+    scores: &FitScores,
+    split: &Split,
+    fit: &TemperatureFit,
+    before: &PredictionSet,
+    after: &PredictionSet,
+) -> TemperatureInvariants {
+    let (top_before, top_after) = (reading::top_labels(before), reading::top_labels(after));
+    let accuracy = |t: &reading::TopLabels| crate::truthful::accuracy(t);
+    let (vb, va) = (
+        ProbView::new(before).expect("scores"),
+        ProbView::new(after).expect("scores"),
+    );
+    let k = before.k;
+    let ones = vec![1.0; before.n()];
+    let mut argsort_identical = Vec::with_capacity(k);
+    let mut auc_change = Vec::with_capacity(k);
+    let (mut auc_before, mut auc_after) = (Vec::new(), Vec::new());
+    for r in 0..k {
+        let (pb, pa) = (vb.class_column(r), va.class_column(r));
+        argsort_identical.push(auc::sort_order(&pb) == auc::sort_order(&pa));
+        let outcome: Vec<bool> = before.labels.iter().map(|&y| y as usize == r).collect();
+        let b = auc::auc(&SortedColumn::new(&pb, &outcome, &ones));
+        let a = auc::auc(&SortedColumn::new(&pa, &outcome, &ones));
+        auc_before.push(b);
+        auc_after.push(a);
+        auc_change.push(a.zip(b).map(|(a, b)| a - b));
+    }
+    let macro_change = auc::macro_average(&auc_after)
+        .zip(auc::macro_average(&auc_before))
+        .map(|(a, b)| a - b);
+    let (score_order_identical, score_auc_identical, score_auc) = match scores {
+        FitScores::Binary(s) => {
+            let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
+            let scaled: Vec<f64> = s_eval.iter().map(|v| v / fit.tau).collect();
+            let positive: Vec<bool> = before.labels.iter().map(|&y| y == 1).collect();
+            let b = auc::auc(&SortedColumn::new(&s_eval, &positive, &ones));
+            let a = auc::auc(&SortedColumn::new(&scaled, &positive, &ones));
+            (
+                Some(auc::sort_order(&s_eval) == auc::sort_order(&scaled)),
+                Some(a == b),
+                Some((b, a)),
+            )
+        }
+        FitScores::Multiclass { .. } => (None, None, None),
+    };
+    TemperatureInvariants {
+        argmax_identical: top_before.predicted == top_after.predicted,
+        accuracy_identical: accuracy(&top_before) == accuracy(&top_after),
+        nll_cal_not_above_tau1: fit.nll_tau <= fit.nll_tau1,
+        score_order_identical,
+        score_auc_identical,
+        score_auc,
+        prob_argsort_identical_per_class: argsort_identical,
+        prob_auc_change_per_class: auc_change,
+        prob_auc_macro_change: macro_change,
+    }
+}
+
+/// Fits `fit` one-vs-rest (binary: once, on `s`) on the calibration split and maps
+/// the evaluation split through `predict`; multiclass rows are renormalised.
+fn one_vs_rest<F>(
+    set: &PredictionSet,
+    scores: &FitScores,
+    split: &Split,
+    fit: impl Fn(&[f64], &[bool]) -> Option<F>,
+    predict: impl Fn(&F, f64) -> f64,
+) -> MapOutcome<F> {
+    let binary = set.kind() == Kind::Binary;
+    let classes: Vec<usize> = if binary {
+        vec![1]
+    } else {
+        (0..set.k).collect()
+    };
+    let mut fits = Vec::with_capacity(classes.len());
+    let mut missing = None;
+    for &r in &classes {
+        let s: Vec<f64> = split
+            .calibration
+            .iter()
+            .map(|&i| scores.class_score(i, r))
+            .collect();
+        let y: Vec<bool> = split
+            .calibration
+            .iter()
+            .map(|&i| set.labels[i] as usize == r)
+            .collect();
+        let f = fit(&s, &y);
+        if f.is_none() && missing.is_none() {
+            missing = Some(Undefined::MissingClass {
+                class: r,
+                positive: !y.iter().any(|&v| v),
+            });
+        }
+        fits.push(f);
+    }
+    let labels: Vec<u32> = split.evaluation.iter().map(|&i| set.labels[i]).collect();
+    if let Some(reason) = missing {
+        return MapOutcome {
+            fits,
+            after: Err(reason),
+            zero_rows_made_uniform: 0,
+        };
+    }
+    let fitted: Vec<&F> = fits.iter().map(|f| f.as_ref().expect("checked")).collect();
+    let (scores_out, zero_rows) = if binary {
+        let u: Vec<f64> = split
+            .evaluation
+            .iter()
+            .map(|&i| predict(fitted[0], scores.class_score(i, 1)))
+            .collect();
+        (
+            Scores::Column {
+                values: Values::F64(u),
+                source: Source::Probs,
+            },
+            0,
+        )
+    } else {
+        let k = set.k;
+        let mut p = Vec::with_capacity(split.evaluation.len() * k);
+        for &i in &split.evaluation {
+            p.extend((0..k).map(|r| predict(fitted[r], scores.class_score(i, r))));
+        }
+        let zero_rows = renormalize_rows(&mut p, k);
+        (
+            Scores::Matrix {
+                values: Values::F64(p),
+                k,
+                source: Source::Probs,
+            },
+            zero_rows,
+        )
+    };
+    MapOutcome {
+        fits,
+        after: Ok(PredictionSet {
+            labels,
+            scores: scores_out,
+            k: set.k,
+        }),
+        zero_rows_made_uniform: zero_rows,
+    }
+}
