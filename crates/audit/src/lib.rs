@@ -45,7 +45,7 @@ pub fn default_m_values(n: usize) -> Vec<usize> {
     if n >= 1 && !m.contains(&n) {
         m.push(n);
     }
-    if n >= 1 && n <= 300 {
+    if (1..=300).contains(&n) {
         m.push(2 * n);
     }
     m

@@ -66,6 +66,9 @@ pub fn discordant_pairs(a: &[f64], b: &[f64]) -> Vec<(usize, usize)> {
     out
 }
 
+/// A pair of model indices `(i, j)`, `i < j`.
+pub type ModelPair = (usize, usize);
+
 /// Rankings of several models by one metric at several bin counts (METRICS.md §4.1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankingSweep {
@@ -77,7 +80,7 @@ pub struct RankingSweep {
     pub flips: Vec<Vec<usize>>,
     /// For each pair of bin counts `(a, b)`, `a < b` by position, with at least one
     /// flip: the flipped model pairs `(i, j)`, `i < j`.
-    pub flip_pairs: Vec<((usize, usize), Vec<(usize, usize)>)>,
+    pub flip_pairs: Vec<((usize, usize), Vec<ModelPair>)>,
     /// Per bin count, Spearman's ρ of the metric against the classification error.
     pub spearman_vs_error: Vec<Option<f64>>,
 }

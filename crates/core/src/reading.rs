@@ -248,10 +248,10 @@ pub fn top_labels(set: &PredictionSet) -> TopLabels {
             },
             _,
         ) => {
-            for i in 0..n {
-                out.predicted.push(predicted[i]);
+            for (i, (&yhat, &y)) in predicted.iter().zip(&set.labels).enumerate() {
+                out.predicted.push(yhat);
                 out.confidence.push(confidence.get(i));
-                out.correct.push(predicted[i] == set.labels[i]);
+                out.correct.push(yhat == y);
             }
         }
         (_, Some(view)) => {
