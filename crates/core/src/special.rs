@@ -260,7 +260,9 @@ fn valid_shape(s: f64) -> bool {
 /// by Newton's method on `ln I` (exact for the power-law tails, monotone for most
 /// shapes), safeguarded by bisection on a bracket, from the usual normal or power-law
 /// starting guess. Returning `x = exp(w)` or `x = -expm1(w)` keeps full relative
-/// accuracy of small `x` and of small `1 - x`; measured error a few 1e-15 relative.
+/// accuracy of small `x` and of small `1 - x`. Measured against 160-bit references
+/// (1,258 cases, shapes 0.01 to 1e7): within 3e-15 absolute, a few ulps for moderate
+/// shapes, up to ~1e-11 relative for a result near 0 (or 1) when the other shape is ~1e6.
 ///
 /// Edge cases: `NaN` in any argument, `a <= 0`, `b <= 0`, an infinite parameter or
 /// `p` outside `[0, 1]` give `NaN`; `p = 0` gives 0 and `p = 1` gives 1. Results that
