@@ -70,6 +70,7 @@ pub(crate) struct TableBuilder {
     roles: Vec<Role>,
     width: usize,
     labels: LabelReader,
+    preds: LabelReader,
     models: Vec<ModelBuf>,
     model_index: HashMap<Vec<u8>, usize>,
     last_model: usize,
@@ -125,6 +126,7 @@ impl TableBuilder {
         let has_id = plan.id.is_some();
         let mut b = TableBuilder {
             labels: LabelReader::new(&names, k),
+            preds: LabelReader::new(&[], None),
             cols,
             plan,
             roles,
@@ -141,6 +143,13 @@ impl TableBuilder {
             b.models.push(ModelBuf::new(String::new(), has_id));
         }
         b
+    }
+
+    /// Marks a row as already reported (its contract errors are not repeated).
+    pub fn mark_bad(&mut self, row: u64) {
+        if self.bad_rows.last() != Some(&row) {
+            self.bad_rows.push(row);
+        }
     }
 
     /// Reserves column storage for about `rows` more rows (single-model files).
@@ -275,24 +284,21 @@ impl TableBuilder {
                         sink.push(code, loc, msg);
                     }
                 },
-                Role::Pred => {
-                    let mut r = LabelReader::new(&[], None);
-                    match r.read(field(i), row) {
-                        Ok(v) => pred = v,
-                        Err((code, msg)) => {
-                            bad = true;
-                            let loc = Location::row(row)
-                                .with_line(line)
-                                .with_column(self.cols[i].name.clone());
-                            let code = if code == ErrorCode::LabelOutOfRange {
-                                ErrorCode::BadLabel
-                            } else {
-                                code
-                            };
-                            sink.push(code, loc, format!("predicted class: {msg}"));
-                        }
+                Role::Pred => match self.preds.read(field(i), row) {
+                    Ok(v) => pred = v,
+                    Err((code, msg)) => {
+                        bad = true;
+                        let loc = Location::row(row)
+                            .with_line(line)
+                            .with_column(self.cols[i].name.clone());
+                        let code = if code == ErrorCode::LabelOutOfRange {
+                            ErrorCode::BadLabel
+                        } else {
+                            code
+                        };
+                        sink.push(code, loc, format!("predicted class: {msg}"));
                     }
-                }
+                },
                 Role::Id => {
                     if let Some(ids) = &mut m.ids {
                         ids.push(field(i));

@@ -1,4 +1,5 @@
 #![allow(dead_code)]
+pub mod build;
 use std::path::PathBuf;
 
 /// `shared/` (fixtures): `$CALIBSCOPE_SHARED`, else the repository root's sibling.
