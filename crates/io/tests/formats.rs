@@ -451,12 +451,10 @@ fn structured_npy() {
     // label + p_0..p_2 fields, mixed f4/f8 -> f64 storage
     let descr = "[('y', '<i4'), ('p_0', '<f4'), ('p_1', '<f8'), ('p_2', '<f4')]";
     let mut data = Vec::new();
-    for (l, p) in [(1i32, [0.25f64, 0.5, 0.25])] {
-        data.extend_from_slice(&l.to_le_bytes());
-        data.extend_from_slice(&(p[0] as f32).to_le_bytes());
-        data.extend_from_slice(&p[1].to_le_bytes());
-        data.extend_from_slice(&(p[2] as f32).to_le_bytes());
-    }
+    data.extend_from_slice(&1i32.to_le_bytes());
+    data.extend_from_slice(&0.25f32.to_le_bytes());
+    data.extend_from_slice(&0.5f64.to_le_bytes());
+    data.extend_from_slice(&0.25f32.to_le_bytes());
     let d = ok("s.npy", &npy(descr, &[1], false, &data, 1));
     assert_eq!(scores(&d), vec![0.25, 0.5, 0.25]);
     // top-label fields
