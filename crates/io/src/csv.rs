@@ -71,6 +71,8 @@ pub(crate) struct CsvStream {
     size_hint: Option<u64>,
     options_mapping: crate::ColumnMapping,
     record_line: u64,
+    first_data_line: Option<u64>,
+    irregular: bool,
 }
 
 impl CsvStream {
@@ -100,6 +102,8 @@ impl CsvStream {
             size_hint: opts.size_hint,
             options_mapping: opts.mapping.clone(),
             record_line: 1,
+            first_data_line: None,
+            irregular: false,
         }
     }
 
@@ -156,7 +160,7 @@ impl CsvStream {
                     self.record();
                     self.outlen = 0;
                     self.endlen = 0;
-                    self.record_line = self.rdr.line() + 1;
+                    self.next_record_line();
                     if self.failed {
                         return;
                     }
@@ -167,6 +171,19 @@ impl CsvStream {
                 }
             }
         }
+    }
+
+    /// After a record: the next one starts on the reader's current line. Records that
+    /// span lines (quoted newlines) or skipped blank lines make row → line irregular.
+    fn next_record_line(&mut self) {
+        let next = self.rdr.line();
+        if next != self.record_line + 1 && self.table.as_ref().is_some_and(|t| t.rows > 0) {
+            self.irregular = true;
+        }
+        if self.table.is_some() && self.first_data_line.is_none() {
+            self.first_data_line = Some(next);
+        }
+        self.record_line = next;
     }
 
     fn record(&mut self) {
@@ -276,7 +293,12 @@ impl CsvStream {
                 } else {
                     Format::Csv
                 };
-                t.finish(&file, format, self.sink)
+                let base = if self.irregular {
+                    None
+                } else {
+                    self.first_data_line
+                };
+                t.finish(&file, format, self.sink, base)
             }
         }
     }
@@ -294,6 +316,7 @@ impl CsvStream {
                 self.record();
                 self.outlen = 0;
                 self.endlen = 0;
+                self.next_record_line();
             }
             ReadRecordResult::End => self.ended = true,
             ReadRecordResult::OutputFull => {

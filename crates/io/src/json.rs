@@ -499,7 +499,7 @@ impl JsonBuf {
         match recs.table {
             Some(t) => {
                 let file = sink.file.clone();
-                t.finish(&file, Format::Json, sink)
+                t.finish(&file, Format::Json, sink, None)
             }
             None => {
                 sink.push(

@@ -420,7 +420,9 @@ fn sniff(buf: &[u8], at_end: bool) -> Sniffed {
         }
         Some(b'[') | Some(b'{') => Sniffed::Json(bom),
         Some(_) => {
-            if at_end || text.contains(&b'\n') || buf.len() >= SNIFF_LIMIT {
+            // wait for the first line and 4 KiB (or the end): the same decision
+            // whatever the slice boundaries
+            if at_end || (text.contains(&b'\n') && buf.len() >= 4096) || buf.len() >= SNIFF_LIMIT {
                 if text.iter().take(4096).filter(|&&b| b == 0).count() > 0 {
                     return Sniffed::Unknown(
                         "this is a binary file, not CSV, JSON, .npy or .npz".into(),

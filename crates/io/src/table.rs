@@ -343,6 +343,7 @@ impl TableBuilder {
         file: &str,
         format: Format,
         mut sink: Sink,
+        first_line: Option<u64>,
     ) -> Result<Dataset, ParseErrors> {
         let TableBuilder {
             cols,
@@ -496,6 +497,13 @@ impl TableBuilder {
         crate::check_same_samples(&ds, &mut sink, |mi, r| {
             file_rows.get(mi).and_then(|v| v.get(r).copied())
         });
+        if let Some(l) = first_line {
+            for e in &mut sink.errors {
+                if e.location.line.is_none() {
+                    e.location.line = e.location.row.map(|r| l + r);
+                }
+            }
+        }
         for (mi, (name, set)) in ds.models.iter().enumerate() {
             for e in set.validate() {
                 let frow = if long {
@@ -519,7 +527,7 @@ impl TableBuilder {
                         }
                     }),
                 };
-                let mut loc = Location::row(frow);
+                let mut loc = Location::row(frow).with_line(first_line.map(|l| l + frow));
                 loc.column = column;
                 if long {
                     loc.model = Some(name.clone());
