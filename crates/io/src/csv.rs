@@ -121,6 +121,10 @@ impl CsvStream {
             return;
         }
         loop {
+            // csv-core reads an empty input as the end of the file: never pass one here
+            if input.is_empty() {
+                return;
+            }
             let (res, nin, nout, nend) = self.rdr.read_record(
                 input,
                 &mut self.out[self.outlen..],
