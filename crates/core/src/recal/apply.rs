@@ -71,6 +71,81 @@ impl FitScores {
             FitScores::Multiclass { logits, k } => logits.get(i * k + r),
         }
     }
+
+    /// The rows `rows` scaled by a temperature: logits `s/τ` (binary) or `z/τ`.
+    pub fn temperature_scaled(&self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
+        let labels = rows.iter().map(|&i| labels[i]).collect();
+        match self {
+            FitScores::Binary(s) => PredictionSet {
+                labels,
+                scores: Scores::Column {
+                    values: Values::F64(rows.iter().map(|&i| s[i] / tau).collect()),
+                    source: Source::Logits,
+                },
+                k: 2,
+            },
+            FitScores::Multiclass { logits, k } => {
+                let mut scaled = Vec::with_capacity(rows.len() * k);
+                for &i in rows {
+                    scaled.extend((0..*k).map(|r| logits.get(i * k + r) / tau));
+                }
+                PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(scaled),
+                        k: *k,
+                        source: Source::Logits,
+                    },
+                    k: *k,
+                }
+            }
+        }
+    }
+
+    /// The rows `rows` mapped through fitted one-vs-rest maps (`maps[0]` applied to
+    /// `s` for binary input; `maps[r]` to `z_r` otherwise, rows renormalised, an
+    /// all-zero row made uniform). Returns the set and how many rows were made uniform.
+    pub fn mapped<F>(
+        &self,
+        labels: &[u32],
+        maps: &[&F],
+        predict: impl Fn(&F, f64) -> f64,
+        rows: &[usize],
+    ) -> (PredictionSet, usize) {
+        let labels = rows.iter().map(|&i| labels[i]).collect();
+        match self {
+            FitScores::Binary(s) => {
+                let u = rows.iter().map(|&i| predict(maps[0], s[i])).collect();
+                let set = PredictionSet {
+                    labels,
+                    scores: Scores::Column {
+                        values: Values::F64(u),
+                        source: Source::Probs,
+                    },
+                    k: 2,
+                };
+                (set, 0)
+            }
+            FitScores::Multiclass { k, .. } => {
+                let k = *k;
+                let mut p = Vec::with_capacity(rows.len() * k);
+                for &i in rows {
+                    p.extend((0..k).map(|r| predict(maps[r], self.class_score(i, r))));
+                }
+                let zero_rows = renormalize_rows(&mut p, k);
+                let set = PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(p),
+                        k,
+                        source: Source::Probs,
+                    },
+                    k,
+                };
+                (set, zero_rows)
+            }
+        }
+    }
 }
 
 /// Why a fit is undefined.
@@ -215,40 +290,16 @@ fn temperature(
 ) -> TemperatureOutcome {
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
-    let (fit, after) = match scores {
-        FitScores::Binary(s) => {
-            let objective = super::BinaryNll::new(s, &set.labels, cal).expect("non-empty split");
-            let fit = objective.fit(&options);
-            let scaled: Vec<f64> = split.evaluation.iter().map(|&i| s[i] / fit.tau).collect();
-            let after = PredictionSet {
-                labels: before.labels.clone(),
-                scores: Scores::Column {
-                    values: Values::F64(scaled),
-                    source: Source::Logits,
-                },
-                k: 2,
-            };
-            (fit, after)
-        }
+    let fit = match scores {
+        FitScores::Binary(s) => super::BinaryNll::new(s, &set.labels, cal)
+            .expect("non-empty split")
+            .fit(&options),
         FitScores::Multiclass { logits, k } => {
-            let fit = super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
-                .expect("non-empty split");
-            let mut scaled = Vec::with_capacity(split.evaluation.len() * k);
-            for &i in &split.evaluation {
-                scaled.extend((0..*k).map(|r| logits.get(i * k + r) / fit.tau));
-            }
-            let after = PredictionSet {
-                labels: before.labels.clone(),
-                scores: Scores::Matrix {
-                    values: Values::F64(scaled),
-                    k: *k,
-                    source: Source::Logits,
-                },
-                k: *k,
-            };
-            (fit, after)
+            super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
+                .expect("non-empty split")
         }
     };
+    let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
     let invariants = invariants(scores, split, &fit, before, &after);
     TemperatureOutcome {
         fit,
@@ -353,7 +404,6 @@ fn one_vs_rest<F>(
         }
         fits.push(f);
     }
-    let labels: Vec<u32> = split.evaluation.iter().map(|&i| set.labels[i]).collect();
     if let Some(reason) = missing {
         return MapOutcome {
             fits,
@@ -362,42 +412,10 @@ fn one_vs_rest<F>(
         };
     }
     let fitted: Vec<&F> = fits.iter().map(|f| f.as_ref().expect("checked")).collect();
-    let (scores_out, zero_rows) = if binary {
-        let u: Vec<f64> = split
-            .evaluation
-            .iter()
-            .map(|&i| predict(fitted[0], scores.class_score(i, 1)))
-            .collect();
-        (
-            Scores::Column {
-                values: Values::F64(u),
-                source: Source::Probs,
-            },
-            0,
-        )
-    } else {
-        let k = set.k;
-        let mut p = Vec::with_capacity(split.evaluation.len() * k);
-        for &i in &split.evaluation {
-            p.extend((0..k).map(|r| predict(fitted[r], scores.class_score(i, r))));
-        }
-        let zero_rows = renormalize_rows(&mut p, k);
-        (
-            Scores::Matrix {
-                values: Values::F64(p),
-                k,
-                source: Source::Probs,
-            },
-            zero_rows,
-        )
-    };
+    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, predict, &split.evaluation);
     MapOutcome {
         fits,
-        after: Ok(PredictionSet {
-            labels,
-            scores: scores_out,
-            k: set.k,
-        }),
+        after: Ok(after),
         zero_rows_made_uniform: zero_rows,
     }
 }
