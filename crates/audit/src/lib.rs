@@ -5,6 +5,7 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+mod markdown;
 mod multi;
 mod recalibration;
 mod sections;
@@ -14,8 +15,9 @@ use calibscope_core::PredictionSet;
 use calibscope_io::{Dataset, ParseErrors};
 use serde_json::{json, Map, Value};
 
+pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json, RANKING_METRICS};
-pub use recalibration::{recalibration_json, RecalibrationSettings};
+pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 
 /// The schema name written in every audit.
 pub const SCHEMA: &str = "calibscope-audit/1";
