@@ -10,7 +10,7 @@ use std::fmt::Write;
 fn fmt(v: &Value) -> String {
     match v.as_f64() {
         None => "undefined".into(),
-        Some(x) if x == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(x) if x.abs() >= 1e5 || x.abs() < 1e-3 => format!("{x:.3e}"),
         Some(x) => {
             let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
