@@ -131,7 +131,7 @@ pub fn audit(args: AuditArgs) -> Outcome {
     let parsed = read(&args.files, &options);
     let audit_options = AuditOptions {
         m_values: args.bins.clone(),
-        recalibration: (!args.no_recalibration).then(|| RecalibrationSettings {
+        recalibration: (!args.no_recalibration).then_some(RecalibrationSettings {
             seed: args.split_seed,
             fraction: args.cal_fraction,
         }),
