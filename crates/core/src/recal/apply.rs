@@ -218,6 +218,51 @@ pub struct MapOutcome<F> {
     pub zero_rows_made_uniform: usize,
 }
 
+/// A fitted one-vs-rest map from a score to a probability (Platt, isotonic).
+pub trait ScoreMap {
+    /// The recalibrated probability of score `s`.
+    fn map(&self, s: f64) -> f64;
+}
+
+impl ScoreMap for PlattFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl ScoreMap for IsotonicFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl<F: ScoreMap> MapOutcome<F> {
+    /// The fitted maps (one per class, or one for binary input), or why they are
+    /// undefined.
+    pub fn maps(&self) -> Result<Vec<&F>, Undefined> {
+        if let Err(reason) = &self.after {
+            return Err(reason.clone());
+        }
+        Ok(self
+            .fits
+            .iter()
+            .map(|f| f.as_ref().expect("defined when after is"))
+            .collect())
+    }
+
+    /// The rows `rows` of the scores recalibrated by these maps.
+    pub fn apply(
+        &self,
+        scores: &FitScores,
+        labels: &[u32],
+        rows: &[usize],
+    ) -> Result<PredictionSet, Undefined> {
+        Ok(scores
+            .mapped(labels, &self.maps()?, |f, s| f.map(s), rows)
+            .0)
+    }
+}
+
 /// Everything of a recalibration run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recalibration {
