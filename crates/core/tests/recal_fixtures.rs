@@ -8,8 +8,8 @@
 //! end-to-end check of the `predict` / renormalisation helpers.
 
 use calibscope_core::recal::{
-    self, fit_isotonic, fit_platt, golden_section, BinaryNll, MulticlassNll, TemperatureObjective,
-    TemperatureOptions,
+    self, fit_isotonic, fit_platt, golden_section, BinaryNll, GoldenProcedure, MulticlassNll,
+    TemperatureObjective, TemperatureOptions,
 };
 use calibscope_core::Values;
 use serde_json::Value;
@@ -327,59 +327,85 @@ fn check(name: &str, set: &Set, exp: &Value) {
 
     // temperature
     let t = &rc["temperature"];
-    let fit = if binary {
-        match (&set.values, set.cols == 1 && !set.probs) {
-            (Values::F32(v), true) => BinaryNll::new(v, &set.labels, Some(&cal)),
-            _ => BinaryNll::new(&s, &set.labels, Some(&cal)),
-        }
-        .map(|o| o.fit(&TemperatureOptions::default()))
-    } else {
-        let opts = TemperatureOptions::default();
-        match (&z_owned, &set.values) {
-            (Some(zo), _) => {
-                MulticlassNll::new(zo, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
+    let fit_with = |opts: &TemperatureOptions| {
+        if binary {
+            match (&set.values, set.cols == 1 && !set.probs) {
+                (Values::F32(v), true) => BinaryNll::new(v, &set.labels, Some(&cal)),
+                _ => BinaryNll::new(&s, &set.labels, Some(&cal)),
             }
-            (None, Values::F32(v)) => {
-                MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
-            }
-            (None, Values::F64(v)) => {
-                MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
+            .map(|o| o.fit(opts))
+        } else {
+            match (&z_owned, &set.values) {
+                (Some(zo), _) => {
+                    MulticlassNll::new(zo, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
+                (None, Values::F32(v)) => {
+                    MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
+                (None, Values::F64(v)) => {
+                    MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
             }
         }
     };
+    let contract = TemperatureOptions::default();
+    let variants = [
+        ("", contract),
+        (
+            " (direct)",
+            TemperatureOptions {
+                expansion: false,
+                ..contract
+            },
+        ),
+        (
+            " (reuse)",
+            TemperatureOptions {
+                procedure: GoldenProcedure::REUSE_1E9,
+                ..contract
+            },
+        ),
+    ];
     if t["tau"].is_null() {
-        assert!(fit.is_none(), "{name}: temperature must be undefined");
+        assert!(
+            fit_with(&contract).is_none(),
+            "{name}: temperature must be undefined"
+        );
         assert!(rc["platt"]["params"].is_null() && rc["isotonic"]["knots"].is_null());
         let xs: Vec<f64> = cal.iter().map(|&i| get(i * set.cols)).collect();
         let ys: Vec<bool> = cal.iter().map(|&i| set.labels[i] == 1).collect();
         assert!(fit_platt(&xs, &ys).is_none() && fit_isotonic(&xs, &ys).is_none());
         return;
     }
-    let fit = fit.unwrap_or_else(|| panic!("{name}: temperature undefined"));
     let tau = f(&t["tau"]);
     let tau_tol = f(&t["tau_tolerance"]);
-    close(&format!("{name}: tau"), fit.tau, tau, tau_tol, 0.0);
-    close(
-        &format!("{name}: nll_cal_tau1"),
-        fit.nll_tau1,
-        f(&t["nll_cal_tau1"]),
-        1e-10,
-        1e-9,
-    );
-    close(
-        &format!("{name}: nll_cal_tau"),
-        fit.nll_tau,
-        f(&t["nll_cal_tau"]),
-        f(&t["nll_cal_tau_tolerance"]),
-        0.0,
-    );
-    if ((tau - 0.05).min(20.0 - tau) - 1e-6).abs() > tau_tol {
-        assert_eq!(
-            fit.at_bracket_end,
-            t["at_bracket_end"].as_bool().unwrap(),
-            "{name}"
+    let mut fits = Vec::new();
+    for (variant, opts) in &variants {
+        let fit = fit_with(opts).unwrap_or_else(|| panic!("{name}: temperature undefined"));
+        let name = format!("{name}{variant}");
+        close(&format!("{name}: tau"), fit.tau, tau, tau_tol, 0.0);
+        close(
+            &format!("{name}: nll_cal_tau1"),
+            fit.nll_tau1,
+            f(&t["nll_cal_tau1"]),
+            1e-10,
+            1e-9,
         );
+        let nll_tol = f(&t["nll_cal_tau_tolerance"]);
+        close(
+            &format!("{name}: nll_cal_tau"),
+            fit.nll_tau,
+            f(&t["nll_cal_tau"]),
+            nll_tol,
+            0.0,
+        );
+        if ((tau - 0.05).min(20.0 - tau) - 1e-6).abs() > tau_tol {
+            let want = t["at_bracket_end"].as_bool().unwrap();
+            assert_eq!(fit.at_bracket_end, want, "{name}");
+        }
+        fits.push(fit);
     }
+    let fit = fits.swap_remove(0);
     assert_eq!(fit.trace.len(), 80);
     // after: softmax(z / tau) on the evaluation split
     let mut p_after = vec![0.0; eval.len() * k];

@@ -21,6 +21,7 @@ pub mod golden;
 pub mod isotonic;
 pub mod kernel;
 pub mod platt;
+mod taylor;
 pub mod temperature;
 
 pub use golden::{
