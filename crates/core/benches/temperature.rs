@@ -63,8 +63,58 @@ fn min_cpu(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Logits `n x k`: N(0, 3^2) noise, the true class boosted by 6 in 80 % of the rows.
+fn logits(n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<u32>) {
+    let mut rng = Rng(seed);
+    let mut z = Vec::with_capacity(n * k);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        let label = (rng.next_u64() % k as u64) as usize;
+        let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
+        for r in 0..k {
+            let b = if r == label { boost } else { 0.0 };
+            z.push((3.0 * rng.normal() + b) as f32);
+        }
+        y.push(label as u32);
+    }
+    (z, y)
+}
+
+/// Other shapes (`CPU_TIME=shapes`).
+fn shapes_report() {
+    let contract = TemperatureOptions::default();
+    let direct = TemperatureOptions {
+        expansion: false,
+        ..contract
+    };
+    for (n, k) in [(1_000_000, 10), (10_000, 1000), (200_000, 3), (1_000_000, 2)] {
+        let (z, y) = logits(n, k, 13);
+        for (what, opts) in [("contract", &contract), ("contract, direct", &direct)] {
+            let t = min_cpu(2, || {
+                black_box(MulticlassNll::new(&z, k, &y, None).unwrap().fit(opts));
+            });
+            eprintln!("multiclass {n} x {k} f32: fit ({what}) {:>9.1} ms", t * 1e3);
+        }
+    }
+    // binary with outliers: 1 % of the scores at +-200
+    let (s, yb) = binary();
+    let mut s = s.clone();
+    for v in s.iter_mut().step_by(100) {
+        *v = v.signum() * 200.0;
+    }
+    for (what, opts) in [("contract", &contract), ("contract, direct", &direct)] {
+        let t = min_cpu(3, || {
+            black_box(BinaryNll::new(&s, yb, None).unwrap().fit(opts));
+        });
+        eprintln!("binary 1M, 1 % outliers: fit ({what}) {:>9.1} ms", t * 1e3);
+    }
+}
+
 /// `CPU_TIME=1 cargo bench -p calibscope-core --bench temperature`: thread CPU times.
 fn cpu_time_report() {
+    if std::env::var("CPU_TIME").as_deref() == Ok("shapes") {
+        return shapes_report();
+    }
     let (z, y, rows) = multiclass();
     let (s, yb) = binary();
     let contract = TemperatureOptions::default();

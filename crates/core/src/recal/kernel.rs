@@ -200,6 +200,83 @@ pub(crate) struct RowStats<'a> {
     pub argmax: Vec<u32>,
 }
 
+/// Below this many classes the multiclass kernel works on blocks of rows transposed
+/// (lanes across rows); from it on, along each row (lanes across classes).
+pub(crate) const TRANSPOSE_BELOW_K: usize = 16;
+/// Rows per transposed block (a multiple of `W`).
+pub(crate) const TB: usize = 64;
+
+/// Fills the transposed block `tb[j * TB + r] = z_{i0+r, j} - m_{i0+r} - shift(row)`
+/// for the `len` rows of a block (`-inf` at the first maximum and in the padding
+/// rows `len..TB`); `shift` sees the row's values and its maximum and argmax.
+#[inline(always)]
+pub(crate) fn transpose_block<T: Real>(
+    data: &[T],
+    k: usize,
+    stats: &RowStats<'_>,
+    i0: usize,
+    len: usize,
+    tb: &mut [f64],
+    mut shift: impl FnMut(usize, &[T], f64, usize) -> f64,
+) {
+    for r in 0..TB {
+        if r < len {
+            let i = i0 + r;
+            let row = stats.rows.map_or(i, |rows| rows[i]);
+            let z = &data[row * k..row * k + k];
+            let (m, a) = (stats.max[i], stats.argmax[i] as usize);
+            let d2 = shift(i, z, m, a);
+            for (j, v) in z.iter().enumerate() {
+                tb[j * TB + r] = (v.to_f64() - m) - d2;
+            }
+            tb[a * TB + r] = f64::NEG_INFINITY;
+        } else {
+            for j in 0..k {
+                tb[j * TB + r] = f64::NEG_INFINITY;
+            }
+        }
+    }
+}
+
+/// The multiclass kernel for few classes: blocks of `TB` rows, transposed, so that
+/// the lanes run across rows.
+#[inline(always)]
+fn multiclass_body_t<const FMA: bool, const NT: usize, T: Real>(
+    data: &[T],
+    k: usize,
+    stats: &RowStats<'_>,
+    beta2: [f64; NT],
+) -> [f64; NT] {
+    let mut tb = vec![0.0f64; k * TB];
+    let mut total = [Sum::new(); NT];
+    let mut acc = [[0.0f64; TB]; NT];
+    let mut i0 = 0;
+    while i0 < stats.n {
+        let len = TB.min(stats.n - i0);
+        transpose_block(data, k, stats, i0, len, &mut tb, |_, _, _, _| 0.0);
+        for a in acc.iter_mut() {
+            a.fill(0.0);
+        }
+        for col in tb.chunks_exact(TB) {
+            for (r, &d) in col.iter().enumerate() {
+                for t in 0..NT {
+                    acc[t][r] += exp2_nonpos::<FMA>(d * beta2[t]);
+                }
+            }
+        }
+        for t in 0..NT {
+            for v in acc[t].iter_mut() {
+                *v = ln1p_nonneg::<FMA>(*v);
+            }
+            for v in lane_sum(&acc[t]) {
+                total[t].add(v);
+            }
+        }
+        i0 += len;
+    }
+    total.map(|s| s.value())
+}
+
 /// The multiclass kernel: for each `beta` (times `log2(e)`), the compensated sum over
 /// rows of `ln(sum_{j != argmax} 2^((z_ij - m_i) beta) + 1)`.
 #[inline(always)]
@@ -209,6 +286,9 @@ fn multiclass_body<const FMA: bool, const NT: usize, T: Real>(
     stats: &RowStats<'_>,
     beta2: [f64; NT],
 ) -> [f64; NT] {
+    if k < TRANSPOSE_BELOW_K {
+        return multiclass_body_t::<FMA, NT, T>(data, k, stats, beta2);
+    }
     let kp = k.div_ceil(W) * W;
     // the row's deltas; the first maximum and the padding are -inf (exp2 -> 0)
     let mut buf = vec![f64::NEG_INFINITY; kp];
