@@ -87,7 +87,12 @@ fn shapes_report() {
         expansion: false,
         ..contract
     };
-    for (n, k) in [(1_000_000, 10), (10_000, 1000), (200_000, 3), (1_000_000, 2)] {
+    for (n, k) in [
+        (1_000_000, 10),
+        (10_000, 1000),
+        (200_000, 3),
+        (1_000_000, 2),
+    ] {
         let (z, y) = logits(n, k, 13);
         for (what, opts) in [("contract", &contract), ("contract, direct", &direct)] {
             let t = min_cpu(2, || {
