@@ -33,6 +33,8 @@
 
 mod csv;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod json;
 pub mod mapping;
 mod npy;
