@@ -134,7 +134,7 @@ fn randomized_mutations() {
     let rounds: usize = std::env::var("CALIBSCOPE_MUTATIONS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3000);
+        .unwrap_or(1500);
     let mut rng = Rng(0x5eed);
     for (name, t) in TARGETS {
         let seeds: Vec<Vec<u8>> = files(name)
