@@ -8,7 +8,7 @@ use crate::ErrorCode;
 pub(crate) const MAX_CLASS: u64 = 1 << 24;
 /// Top-label files derive k from the largest label: above this they are refused
 /// (every class gets a name and a slot in per-class tables).
-pub(crate) const MAX_TOPLABEL_CLASS: u64 = 1 << 20;
+pub(crate) const MAX_TOPLABEL_CLASS: u64 = 1 << 16;
 
 #[inline]
 pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
