@@ -123,6 +123,7 @@ fn dist(args: &[String]) -> Result<(), String> {
         }
     }
     copy(&root.join("index.html"), &out.join("index.html"))?;
+    copy(&root.join("assets/favicon.svg"), &out.join("favicon.svg"))?;
     for f in ["boot.js", "worker_loader.js"] {
         copy(&root.join("assets/js").join(f), &out.join(f))?;
     }
