@@ -16,7 +16,7 @@ use calibscope_io::{Dataset, ParseErrors};
 use serde_json::{json, Map, Value};
 
 pub use markdown::markdown;
-pub use multi::{multi_model_json, ranking_metric, sweep_json, RANKING_METRICS};
+pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 
 /// The schema name written in every audit.

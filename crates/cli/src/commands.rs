@@ -191,42 +191,31 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         }
         Method::Platt => {
             let p = run.platt.as_ref().map_err(|e| undefined(e))?;
-            let after = p.after.as_ref().map_err(|e| undefined(e))?;
-            let fits: Vec<_> = p
-                .fits
-                .iter()
-                .map(|f| f.as_ref().expect("defined"))
-                .collect();
-            let params: Vec<String> = fits
+            let params: Vec<String> = p
+                .maps()
+                .map_err(|e| undefined(&e))?
                 .iter()
                 .map(|f| format!("(a = {}, b = {})", f.a, f.b))
                 .collect();
             let d = format!("Platt scaling {}", params.join(" "));
-            (
-                scores
-                    .mapped(&set.labels, &fits, |f, s| f.predict(s), &all_rows)
-                    .0,
-                after,
-                d,
-            )
+            let all = p
+                .apply(&scores, &set.labels, &all_rows)
+                .map_err(|e| undefined(&e))?;
+            (all, p.after.as_ref().expect("defined"), d)
         }
         Method::Isotonic => {
             let p = run.isotonic.as_ref().map_err(|e| undefined(e))?;
-            let after = p.after.as_ref().map_err(|e| undefined(e))?;
-            let fits: Vec<_> = p
-                .fits
+            let knots: Vec<String> = p
+                .maps()
+                .map_err(|e| undefined(&e))?
                 .iter()
-                .map(|f| f.as_ref().expect("defined"))
+                .map(|f| f.n_knots().to_string())
                 .collect();
-            let knots: Vec<String> = fits.iter().map(|f| f.n_knots().to_string()).collect();
             let d = format!("isotonic regression ({} knots)", knots.join(", "));
-            (
-                scores
-                    .mapped(&set.labels, &fits, |f, s| f.predict(s), &all_rows)
-                    .0,
-                after,
-                d,
-            )
+            let all = p
+                .apply(&scores, &set.labels, &all_rows)
+                .map_err(|e| undefined(&e))?;
+            (all, p.after.as_ref().expect("defined"), d)
         }
     };
     let calibration: std::collections::HashSet<usize> =

@@ -236,10 +236,17 @@ fn equal_width_bin_vectors() {
         let want = case["bin"].as_u64().unwrap() as usize;
         assert_eq!(width_bin(u, m), want, "{case}");
         if case["stored_as"] == "f32" {
-            assert_eq!(u, u as f32 as f64, "{case}: the f32 case holds an f32 value");
+            assert_eq!(
+                u, u as f32 as f64,
+                "{case}: the f32 case holds an f32 value"
+            );
         }
         let plain = ((u * m as f64).floor() as usize).min(m - 1);
-        assert_eq!(plain, case["bin_without_tolerance"].as_u64().unwrap() as usize, "{case}");
+        assert_eq!(
+            plain,
+            case["bin_without_tolerance"].as_u64().unwrap() as usize,
+            "{case}"
+        );
         // the sorted index puts the forecast in the same bin
         let index = SortedReading::from_parts(&[u], &[true]);
         assert_eq!(index.bins(Binning::Width, m)[0].index, want, "{case}");

@@ -33,6 +33,8 @@
 
 mod csv;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod json;
 pub mod mapping;
 mod npy;
@@ -173,7 +175,8 @@ pub enum Parsed {
 const SNIFF_LIMIT: usize = 64 * 1024;
 
 enum State {
-    Sniff(Vec<u8>),
+    /// Buffering the start of the input; whether it has a newline yet.
+    Sniff(Vec<u8>, bool),
     Csv(Box<csv::CsvStream>),
     Json(Box<json::JsonBuf>),
     Npy(Box<npy::NpyDecoder>),
@@ -201,7 +204,7 @@ impl Parser {
         Parser {
             name: name.into(),
             opts: options,
-            state: State::Sniff(Vec::new()),
+            state: State::Sniff(Vec::new(), false),
             bytes: 0,
         }
     }
@@ -218,11 +221,12 @@ impl Parser {
     pub fn push(&mut self, data: &[u8]) -> Result<(), ParseErrors> {
         self.bytes += data.len() as u64;
         let mut data = data;
-        if let State::Sniff(buf) = &mut self.state {
+        if let State::Sniff(buf, nl) = &mut self.state {
             let take = data.len().min(SNIFF_LIMIT.saturating_sub(buf.len()));
+            *nl |= data[..take].contains(&b'\n');
             buf.extend_from_slice(&data[..take]);
             data = &data[take..];
-            match sniff(buf, false) {
+            match sniff(buf, *nl, false) {
                 Sniffed::NeedMore => return Ok(()),
                 s => {
                     let head = std::mem::take(buf);
@@ -327,13 +331,13 @@ impl Parser {
     /// Like [`Parser::finish`], but a plain `.npy` array is returned as such (for
     /// [`npy_pair`]).
     pub fn finish_any(mut self) -> Result<Parsed, ParseErrors> {
-        if let State::Sniff(buf) = &mut self.state {
+        if let State::Sniff(buf, _) = &mut self.state {
             let head = std::mem::take(buf);
-            let s = sniff(&head, true);
+            let s = sniff(&head, true, true);
             self.start(s, &head);
         }
         match std::mem::replace(&mut self.state, State::Done) {
-            State::Sniff(_) | State::Done => unreachable!(),
+            State::Sniff(..) | State::Done => unreachable!(),
             State::Failed(e) => Err(e),
             State::Csv(c) => c.finish().map(Parsed::Dataset),
             State::Json(j) => j.finish().map(Parsed::Dataset),
@@ -362,7 +366,7 @@ enum Sniffed {
     Csv(usize),
 }
 
-fn sniff(buf: &[u8], at_end: bool) -> Sniffed {
+fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
     if buf.is_empty() {
         return if at_end {
             Sniffed::Empty
@@ -422,7 +426,7 @@ fn sniff(buf: &[u8], at_end: bool) -> Sniffed {
         Some(_) => {
             // wait for the first line and 4 KiB (or the end): the same decision
             // whatever the slice boundaries
-            if at_end || (text.contains(&b'\n') && buf.len() >= 4096) || buf.len() >= SNIFF_LIMIT {
+            if at_end || (has_newline && buf.len() >= 4096) || buf.len() >= SNIFF_LIMIT {
                 if text.iter().take(4096).filter(|&&b| b == 0).count() > 0 {
                     return Sniffed::Unknown(
                         "this is a binary file, not CSV, JSON, .npy or .npz".into(),

@@ -6,7 +6,7 @@ use calibscope_core::{PredictionSet, Scores, Source, Values};
 
 use crate::error::{Location, Sink};
 use crate::mapping::{plan, Col, PlanScores, SourceChoice};
-use crate::num::{fmt_num, ClassKind, MAX_CLASS};
+use crate::num::{fmt_num, ClassKind, MAX_CLASS, MAX_TOPLABEL_CLASS};
 use crate::{Dataset, ErrorCode, Format, Ids, Options, ParseError, ParseErrors};
 
 /// Decoded values of one array or field.
@@ -99,6 +99,17 @@ impl NpyArray {
     /// Rows (first axis).
     pub fn rows(&self) -> usize {
         self.shape.first().copied().unwrap_or(0) as usize
+    }
+    /// Bytes held by the decoded values.
+    pub fn byte_size(&self) -> usize {
+        self.fields
+            .iter()
+            .map(|f| match &f.data {
+                Column::F32(v) => v.len() * 4,
+                Column::F64(v) => v.len() * 8,
+                Column::Int(v) => v.len() * 8,
+            })
+            .sum()
     }
     /// Field names (empty name for a plain array).
     pub fn field_names(&self) -> Vec<String> {
@@ -507,6 +518,11 @@ macro_rules! strided {
         if $stride == $n && $off == 0 && $count == 1 {
             out.extend(data.chunks_exact($n).map(|c| {
                 let b: [u8; $n] = c.try_into().unwrap();
+                $conv(b)
+            }));
+        } else if $count == 1 {
+            out.extend(data.chunks_exact($stride).map(|rec| {
+                let b: [u8; $n] = rec[$off..$off + $n].try_into().unwrap();
                 $conv(b)
             }));
         } else {
@@ -982,6 +998,11 @@ pub(crate) fn assemble(
     let mut bad_rows: Vec<u64> = Vec::new();
     let mut slots: Vec<Option<ArrCol>> = cols.into_iter().map(Some).collect();
 
+    let limit = if matches!(p.scores, PlanScores::TopLabel { .. }) {
+        MAX_TOPLABEL_CLASS
+    } else {
+        MAX_CLASS
+    };
     let read_ints = |c: &ArrCol,
                      what: &str,
                      kind: &ClassKind,
@@ -1015,7 +1036,7 @@ pub(crate) fn assemble(
                         ErrorCode::LabelOutOfRange,
                         format!("{what} {v} is negative; labels are class indices 0..k-1"),
                     )),
-                    _ if v as u64 >= MAX_CLASS => Err((
+                    _ if v as u64 >= limit => Err((
                         ErrorCode::LabelOutOfRange,
                         format!("{what} {v} is too large to be a class index"),
                     )),

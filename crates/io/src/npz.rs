@@ -289,11 +289,35 @@ impl ZipStream {
         used
     }
 
+    /// Passes inflated bytes on. The part within the declared size (and the global
+    /// limit) is decoded first, so the outcome does not depend on how the inflater
+    /// happened to chunk its output.
     fn emit(&mut self, m: &mut Member, bytes: &[u8]) -> bool {
-        m.produced += bytes.len() as u64;
-        self.total_out += bytes.len() as u64;
-        if (!m.deferred && m.produced > m.usize_) || self.total_out > self.opts.max_decompressed {
-            let msg = if self.total_out > self.opts.max_decompressed {
+        let member_room = if m.deferred {
+            u64::MAX
+        } else {
+            m.usize_.saturating_sub(m.produced)
+        };
+        let total_room = self.opts.max_decompressed.saturating_sub(self.total_out);
+        let room = member_room.min(total_room).min(bytes.len() as u64) as usize;
+        let (ok, over) = bytes.split_at(room);
+        m.produced += ok.len() as u64;
+        self.total_out += ok.len() as u64;
+        m.hasher.update(ok);
+        if let Some(d) = &mut m.dec {
+            d.push(ok);
+            if d.failed() {
+                let d = m.dec.take().unwrap();
+                let errs = d.finish_array().err();
+                for e in errs.map(|e| e.errors).unwrap_or_default() {
+                    self.sink.push(e.code, e.location, e.message);
+                }
+                self.failed = true;
+                return false;
+            }
+        }
+        if !over.is_empty() {
+            let msg = if total_room < member_room {
                 format!(
                     "the archive inflates beyond the limit of {} (zip bomb?); raise Options::max_decompressed if it is genuine",
                     mib(self.opts.max_decompressed)
@@ -306,19 +330,6 @@ impl ZipStream {
             };
             self.fail(ErrorCode::ZipTooLarge, m.start, Some(m.name.clone()), msg);
             return false;
-        }
-        m.hasher.update(bytes);
-        if let Some(d) = &mut m.dec {
-            d.push(bytes);
-            if d.failed() {
-                let d = m.dec.take().unwrap();
-                let errs = d.finish_array().err();
-                for e in errs.map(|e| e.errors).unwrap_or_default() {
-                    self.sink.push(e.code, e.location, e.message);
-                }
-                self.failed = true;
-                return false;
-            }
         }
         true
     }

@@ -6,6 +6,9 @@ use crate::ErrorCode;
 
 /// Labels above this are refused (k would not fit the core's index types on wasm32).
 pub(crate) const MAX_CLASS: u64 = 1 << 24;
+/// Top-label files derive k from the largest label: above this they are refused
+/// (every class gets a name and a slot in per-class tables).
+pub(crate) const MAX_TOPLABEL_CLASS: u64 = 1 << 16;
 
 #[inline]
 pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
@@ -150,6 +153,8 @@ pub(crate) struct LabelReader {
     pub saw_int: Option<u64>,
     pub saw_name: Option<u64>,
     pub mixed_reported: bool,
+    /// Largest label accepted + 1.
+    pub limit: u64,
 }
 
 /// A label that could not be read: (code, message).
@@ -164,6 +169,11 @@ impl LabelReader {
             saw_int: None,
             saw_name: None,
             mixed_reported: false,
+            limit: if k.is_none() {
+                MAX_TOPLABEL_CLASS
+            } else {
+                MAX_CLASS
+            },
         }
     }
 
@@ -188,7 +198,7 @@ impl LabelReader {
                 format!("label {v} is negative; labels are class indices 0..k-1"),
             ));
         }
-        if v as u64 >= MAX_CLASS {
+        if v as u64 >= self.limit {
             return Err((
                 ErrorCode::LabelOutOfRange,
                 format!("label {v} is too large to be a class index"),
@@ -202,7 +212,7 @@ impl LabelReader {
     pub(crate) fn read(&mut self, s: &[u8], row: u64) -> Result<u32, LabelErr> {
         let tok = label_tok(s);
         if let (LabelTok::Int(v), ClassKind::Indices) = (&tok, &self.kind) {
-            if *v >= 0 && (*v as u64) < MAX_CLASS {
+            if *v >= 0 && (*v as u64) < self.limit {
                 return Ok(*v as u32);
             }
         }

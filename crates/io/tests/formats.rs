@@ -523,3 +523,16 @@ fn several_files_combine() {
     assert_eq!(e.codes(), ["model_label_mismatch"]);
     assert_eq!(e.errors[0].location.row, Some(1));
 }
+
+#[test]
+fn npz_as_python_writes_them() {
+    // zipfile to a seekable file (np.savez), deflated (np.savez_compressed) and to a
+    // non-seekable stream (data descriptors after each member)
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/npz");
+    for f in ["stored.npz", "deflated.npz", "streamed.npz"] {
+        let bytes = std::fs::read(dir.join(f)).unwrap();
+        let d = ok(f, &bytes);
+        assert_eq!(d.models[0].1.labels, vec![0, 2, 1], "{f}");
+        assert_eq!(d.models[0].1.k, 3, "{f}");
+    }
+}

@@ -20,8 +20,15 @@ use crate::split::{stratified_split, Split};
 /// multiclass logit matrix `z` (given, or `ln p` of probability input, clipped).
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitScores {
+    /// The binary score `s` of each sample.
     Binary(Vec<f64>),
-    Multiclass { logits: Values, k: usize },
+    /// The `n × k` logits (`ln p` of probability input).
+    Multiclass {
+        /// Row-major logits.
+        logits: Values,
+        /// Number of classes.
+        k: usize,
+    },
 }
 
 impl FitScores {
@@ -154,7 +161,12 @@ pub enum Undefined {
     /// The calibration split has no rows.
     EmptyCalibrationSplit,
     /// A one-vs-rest fit lacks the positive (or negative) class on the calibration split.
-    MissingClass { class: usize, positive: bool },
+    MissingClass {
+        /// The class of the one-vs-rest fit.
+        class: usize,
+        /// True when the positive class is missing, false for the negative.
+        positive: bool,
+    },
     /// Top-label input has no scores to recalibrate.
     TopLabel,
 }
@@ -176,9 +188,11 @@ impl std::fmt::Display for Undefined {
 /// Temperature scaling's fit, its recalibrated evaluation set and its checks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TemperatureOutcome {
+    /// τ, the NLL at 1 and at τ, and the search trace.
     pub fit: TemperatureFit,
     /// The evaluation split after scaling (logits `s/τ` or `z/τ`).
     pub after: PredictionSet,
+    /// The invariance checks on the evaluation split.
     pub invariants: TemperatureInvariants,
 }
 
@@ -218,14 +232,63 @@ pub struct MapOutcome<F> {
     pub zero_rows_made_uniform: usize,
 }
 
+/// A fitted one-vs-rest map from a score to a probability (Platt, isotonic).
+pub trait ScoreMap {
+    /// The recalibrated probability of score `s`.
+    fn map(&self, s: f64) -> f64;
+}
+
+impl ScoreMap for PlattFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl ScoreMap for IsotonicFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl<F: ScoreMap> MapOutcome<F> {
+    /// The fitted maps (one per class, or one for binary input), or why they are
+    /// undefined.
+    pub fn maps(&self) -> Result<Vec<&F>, Undefined> {
+        if let Err(reason) = &self.after {
+            return Err(reason.clone());
+        }
+        Ok(self
+            .fits
+            .iter()
+            .map(|f| f.as_ref().expect("defined when after is"))
+            .collect())
+    }
+
+    /// The rows `rows` of the scores recalibrated by these maps.
+    pub fn apply(
+        &self,
+        scores: &FitScores,
+        labels: &[u32],
+        rows: &[usize],
+    ) -> Result<PredictionSet, Undefined> {
+        Ok(scores
+            .mapped(labels, &self.maps()?, |f, s| f.map(s), rows)
+            .0)
+    }
+}
+
 /// Everything of a recalibration run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recalibration {
+    /// The calibration / evaluation split.
     pub split: Split,
     /// The evaluation split as given ("before").
     pub before: PredictionSet,
+    /// Temperature scaling, or why it is undefined.
     pub temperature: Result<TemperatureOutcome, Undefined>,
+    /// Platt scaling, or why it is undefined.
     pub platt: Result<MapOutcome<PlattFit>, Undefined>,
+    /// Isotonic regression, or why it is undefined.
     pub isotonic: Result<MapOutcome<IsotonicFit>, Undefined>,
     /// Probability input holding exact 0s or 1s: `ln 1e-15` becomes a fake logit and
     /// temperature scaling is ill-posed.
