@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   launch, openApp, idle, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
-  foreignRequests, displayed,
+  foreignRequests, displayed, compareValue,
 } from './helpers.mjs';
 
 let browser;
@@ -99,6 +99,31 @@ test('the file picker opens a fixture', async () => {
   });
 });
 
+test('several files of models on the same samples make a comparison', async () => {
+  await withApp(async ({ page }) => {
+    await dropFiles(page, ['real/breast_cancer_rf_p.csv', 'real/breast_cancer_gnb_p.csv']);
+    assert.equal(await page.locator('table.metrics tbody tr').count(), 2);
+    assert.equal(await valueOf(page, 'input.format'), 'multi-file');
+    const shown = await displayed(page);
+    for (const name of ['breast_cancer_rf_p', 'breast_cancer_gnb_p']) {
+      const exp = expected(`real/${name}.expected.json`);
+      const prefix = `models.${name}.`;
+      const failures = [];
+      let compared = 0;
+      for (const { metric, value } of shown) {
+        if (!metric.startsWith(prefix)) continue;
+        const r = compareValue(exp, metric.slice(prefix.length).split('.'), value);
+        if (r === undefined) continue;
+        compared += 1;
+        if (r) failures.push(r);
+      }
+      assert.deepEqual(failures, [], name);
+      assert.ok(compared >= 15, `${name}: ${compared} values compared`);
+    }
+    await shot(page, '02-drop-two-models');
+  });
+});
+
 test('the bin-count slider updates ECE and the reliability table (both binnings)', async () => {
   await withApp(async ({ page }) => {
     await dropFiles(page, ['real/digits_logreg_C1_logits.csv']);
@@ -127,6 +152,13 @@ test('the bin-count slider updates ECE and the reliability table (both binnings)
         }
       }
     }
+    // the table copies as CSV
+    await page.click('#copy-csv');
+    await page.locator('.copied', { hasText: 'Copied' }).waitFor();
+    const csv = await page.evaluate(() => navigator.clipboard.readText());
+    const lines = csv.trim().split('\n');
+    assert.equal(lines[0], 'bin,u_min,u_max,n,conf,acc,gap,successes,cp_lower,cp_upper');
+    assert.equal(lines.length - 1, 450, 'one line per non-empty bin (m = n, equal-mass)');
     // keyboard: the slider moves one step per arrow key
     await setM(page, 10);
     await page.locator('#m-slider').focus();

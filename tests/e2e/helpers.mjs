@@ -29,7 +29,7 @@ export async function launch() {
 
 /** A fresh page on the app, with every request and page error recorded. */
 export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light' } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme });
+  const context = await browser.newContext({ viewport, colorScheme, permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   const requests = [];
   const errors = [];
