@@ -224,13 +224,17 @@ fn ErrorPanel() -> impl IntoView {
                 })
                 .collect_view();
             let more = (e.more > 0).then(|| view! { <p>"… and " {e.more} " more errors."</p> });
+            let kept = store.summary.with(|s| s.as_ref().map(|s| s.name.clone())).map(|name| {
+                view! { <p class="kept">"Still shown below: " <strong>{name}</strong> "."</p> }
+            });
             view! {
                 <section class="error" role="alert" id="error" data-error-code=e.code.clone()>
                     <h2>{title}</h2>
                     <p class="fix">{fix}</p>
                     <ul>{items}</ul>
                     {more}
-                    <p class="detail">{e.message.clone()}</p>
+                    {e.errors.is_empty().then(|| view! { <p class="detail">{e.message.clone()}</p> })}
+                    {kept}
                     <button on:click=move |_| store.error.set(None)>"Dismiss"</button>
                 </section>
             }
@@ -736,22 +740,26 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
         let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
         let c = store.computed.get()?;
         let r: Row = c.rows.get(i)?.clone();
-        let (lo_name, hi_name) = if c.binning == "width" {
-            ("[", ")")
+        let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
+        let (lo_name, hi_name, lo_key, hi_key) = if c.binning == "width" {
+            ("[", ")", "lower_edge", "upper_edge")
         } else {
-            ("[", "]")
+            ("[", "]", "u_min", "u_max")
+        };
+        let n = |k: &str, v: f64| {
+            view! { <span data-metric=format!("{base}.{i}.{k}") data-value=data_value(Some(v))>{display(Some(v))}</span> }
         };
         let left = format!("{:.1}%", (b.cx / chart::W as f64 * 100.0).clamp(5.0, 70.0));
         let top = format!("{:.1}%", (b.cy / chart::H as f64 * 100.0).clamp(2.0, 60.0));
         Some(view! {
             <div class="tooltip" role="status" aria-live="polite" id="bin-tooltip" style:left=left style:top=top>
-                <strong>"Bin " {r.bin}</strong>
-                " " {lo_name}{display(Some(r.lower))} ", " {display(Some(r.upper))}{hi_name}
-                <br/>"count " {count(r.n as u64)}
-                <br/>"mean confidence " {display(Some(r.conf))}
-                <br/>"accuracy " {display(Some(r.acc))}
-                <br/>"gap " {display(Some(r.gap))}
-                <br/>"95% interval [" {display(Some(r.cp_lower))} ", " {display(Some(r.cp_upper))} "]"
+                <strong>"Bin " <span data-metric=format!("{base}.{i}.bin") data-value=r.bin.to_string()>{r.bin}</span></strong>
+                " " {lo_name}{n(lo_key, r.lower)} ", " {n(hi_key, r.upper)}{hi_name}
+                <br/>"count " <span data-metric=format!("{base}.{i}.n") data-value=r.n.to_string()>{count(r.n as u64)}</span>
+                <br/>"mean confidence " {n("conf", r.conf)}
+                <br/>"accuracy " {n("acc", r.acc)}
+                <br/>"gap " {n("gap", r.gap)}
+                <br/>"95% interval [" {n("cp_lower", r.cp_lower)} ", " {n("cp_upper", r.cp_upper)} "]"
             </div>
         })
     }
@@ -783,9 +791,12 @@ fn EceFamily() -> impl IntoView {
                 }
             })
             .collect_view();
+        let bins_path = metric_path(&prefix, &c.reading, &c.binning, c.m, "nonempty_bins");
         Some(view! {
             <section class="ece-family" aria-label="ECE family at the chosen bins">
-                <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " (" {c.nonempty_bins} " non-empty bins)"</h3>
+                <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " ("
+                    <span class="num" data-metric=bins_path data-value=c.nonempty_bins.to_string()>{c.nonempty_bins}</span>
+                    " non-empty bins)"</h3>
                 <dl class="detected">{items}</dl>
             </section>
         })
