@@ -183,6 +183,7 @@ pub fn parse_error_message(id: u64, errors: &ParseErrors) -> FromWorker {
         ),
         errors: items,
         more: errors.more,
+        detected: errors.dataset.as_deref().and_then(summarize),
     }
 }
 
@@ -194,7 +195,69 @@ pub fn worker_error(id: u64, code: &str, message: impl Into<String>) -> FromWork
         message: message.into(),
         errors: Vec::new(),
         more: 0,
+        detected: None,
     }
+}
+
+/// What was read and how (also for a data set whose values break the contract).
+pub fn summarize(d: &Dataset) -> Option<Summary> {
+    let first = &d.models.first()?.1;
+    let n = first.n();
+    let m_overview = M_OVERVIEW.min(n).max(1);
+    let mut m_values = default_m_values(n);
+    if !m_values.contains(&m_overview) {
+        m_values.push(m_overview);
+        m_values.sort_unstable();
+    }
+    let map = &d.detection.mapping;
+    let score_columns = match &map.scores {
+        None => String::new(),
+        Some(ScoreColumns::Column(c)) => c.clone(),
+        Some(ScoreColumns::Matrix(cols)) => match cols.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [a, .., b] => format!("{a} … {b} ({} columns)", cols.len()),
+        },
+        Some(ScoreColumns::TopLabel {
+            predicted,
+            confidence,
+        }) => format!("{predicted} (predicted), {confidence} (confidence)"),
+    };
+    let pick = |p: &Pick| match p {
+        Pick::Column(c) => Some(c.clone()),
+        _ => None,
+    };
+    Some(Summary {
+        name: d.name.clone(),
+        files: d.files.clone(),
+        format: d.format.name().to_string(),
+        kind: first.kind().name().to_string(),
+        source: first.source().name().to_string(),
+        n: first.n(),
+        k: first.k,
+        columns: first.columns(),
+        models: d.models.iter().map(|m| m.0.clone()).collect(),
+        class_names: d.class_names.clone(),
+        all_columns: d.detection.columns.clone(),
+        ignored: d.detection.ignored.clone(),
+        label_column: map.label.clone(),
+        score_columns,
+        model_column: pick(&map.model),
+        id_column: pick(&map.id),
+        guesses: d
+            .detection
+            .guesses
+            .iter()
+            .map(|g| GuessItem {
+                about: g.about.clone(),
+                chose: g.chose.clone(),
+                why: g.why.clone(),
+            })
+            .collect(),
+        m_overview,
+        m_max: n.clamp(1, M_SLIDER_MAX),
+        m_values,
+    })
 }
 
 /// One reading sorted once, with its Brier score.
@@ -225,11 +288,13 @@ struct Model {
 pub struct Session {
     dataset: Dataset,
     models: Vec<Model>,
+    summary: Summary,
 }
 
 impl Session {
     /// Indexes every model's confidence reading.
     pub fn new(mut dataset: Dataset) -> Session {
+        let summary = summarize(&dataset).unwrap_or_default();
         let models = std::mem::take(&mut dataset.models)
             .into_iter()
             .map(|(name, set)| {
@@ -249,7 +314,11 @@ impl Session {
                 }
             })
             .collect();
-        Session { dataset, models }
+        Session {
+            dataset,
+            models,
+            summary,
+        }
     }
 
     /// Number of samples.
@@ -275,57 +344,7 @@ impl Session {
 
     /// What was read and how.
     pub fn summary(&self) -> Summary {
-        let d = &self.dataset;
-        let first = &self.models[0].set;
-        let map = &d.detection.mapping;
-        let score_columns = match &map.scores {
-            None => String::new(),
-            Some(ScoreColumns::Column(c)) => c.clone(),
-            Some(ScoreColumns::Matrix(cols)) => match cols.as_slice() {
-                [] => String::new(),
-                [one] => one.clone(),
-                [a, .., b] => format!("{a} … {b} ({} columns)", cols.len()),
-            },
-            Some(ScoreColumns::TopLabel {
-                predicted,
-                confidence,
-            }) => format!("{predicted} (predicted), {confidence} (confidence)"),
-        };
-        let pick = |p: &Pick| match p {
-            Pick::Column(c) => Some(c.clone()),
-            _ => None,
-        };
-        Summary {
-            name: d.name.clone(),
-            files: d.files.clone(),
-            format: d.format.name().to_string(),
-            kind: first.kind().name().to_string(),
-            source: first.source().name().to_string(),
-            n: first.n(),
-            k: first.k,
-            columns: first.columns(),
-            models: self.models.iter().map(|m| m.name.clone()).collect(),
-            class_names: d.class_names.clone(),
-            all_columns: d.detection.columns.clone(),
-            ignored: d.detection.ignored.clone(),
-            label_column: map.label.clone(),
-            score_columns,
-            model_column: pick(&map.model),
-            id_column: pick(&map.id),
-            guesses: d
-                .detection
-                .guesses
-                .iter()
-                .map(|g| GuessItem {
-                    about: g.about.clone(),
-                    chose: g.chose.clone(),
-                    why: g.why.clone(),
-                })
-                .collect(),
-            m_overview: self.m_overview(),
-            m_max: self.n().clamp(1, M_SLIDER_MAX),
-            m_values: self.m_values(),
-        }
+        self.summary.clone()
     }
 
     /// One `calibscope-audit/1` document per model (no recalibration: the overview
@@ -610,6 +629,32 @@ mod tests {
         let lone = vec![parse(&dir.join("breast_cancer_mlp.probs.npy"), 1000)];
         let err = assemble(lone, &Options::default()).unwrap_err();
         assert_eq!(err.errors[0].code, ErrorCode::NpyNeedsPair);
+    }
+
+    #[test]
+    fn value_errors_still_say_what_was_read() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let p = shared.join("fixtures/edge/edge_invalid_rowsum_probs.csv");
+        let err = assemble(vec![parse(&p, 7)], &Options::default()).unwrap_err();
+        let FromWorker::Error {
+            code,
+            errors,
+            detected,
+            ..
+        } = parse_error_message(3, &err)
+        else {
+            panic!("an error message")
+        };
+        assert_eq!(code, "row_sum");
+        assert_eq!(
+            errors.iter().map(|e| e.row).collect::<Vec<_>>(),
+            [Some(1), Some(3)]
+        );
+        let detected = detected.expect("the table was read");
+        assert_eq!((detected.n, detected.k), (4, 3));
+        assert_eq!(detected.label_column.as_deref(), Some("label"));
     }
 
     #[test]

@@ -197,6 +197,10 @@ pub enum FromWorker {
         errors: Vec<ErrorItem>,
         #[serde(default)]
         more: usize,
+        /// What was read, when the file could be read but its values break the
+        /// contract (so the mapping panel can offer a correction).
+        #[serde(default)]
+        detected: Option<Summary>,
     },
     /// The worker panicked; it cannot be used any more.
     Panic { message: String },

@@ -186,6 +186,7 @@ pub fn open(files: Vec<File>, mapping: MappingOverride) {
     });
     let store = store();
     store.error.set(None);
+    store.failed.set(None);
     store.progress.set(Some(ProgressView {
         id,
         file: files.first().map(|f| f.name()).unwrap_or_default(),
@@ -354,11 +355,13 @@ fn handle(msg: FromWorker) {
             message,
             errors,
             more,
+            detected,
         } => {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             if was_open {
                 store.progress.set(None);
+                store.failed.set(detected);
             }
             store.error.set(Some(ErrorView {
                 code,

@@ -255,7 +255,9 @@ fn field(name: &'static str, label: &'static str, value: String) -> impl IntoVie
 fn MappingPanel() -> impl IntoView {
     let store = expect_context::<Store>();
     move || {
-        store.summary.get().map(|s| {
+        let failed = store.failed.get();
+        let is_failed = failed.is_some();
+        failed.or_else(|| store.summary.get()).map(|s| {
             let mapping = client::current_mapping();
             let label = RwSignal::new(mapping.label.clone().unwrap_or_default());
             let source = RwSignal::new(mapping.source.clone().unwrap_or_default());
@@ -291,8 +293,9 @@ fn MappingPanel() -> impl IntoView {
                 s.models.join(", ")
             };
             view! {
-                <section class="mapping" id="mapping" aria-labelledby="mapping-title">
-                    <h2 id="mapping-title">"What was read"</h2>
+                <section class="mapping" id="mapping" aria-labelledby="mapping-title" class:failed=is_failed>
+                    <h2 id="mapping-title">{if is_failed { "What was read from the file that failed" } else { "What was read" }}</h2>
+                    {is_failed.then(|| view! { <p class="note">"Not loaded because of the errors above; correct the mapping below if a column was taken for the wrong thing."</p> })}
                     <dl class="detected">
                         {field("file", "File", s.files.join(" + "))}
                         {field("format", "Format", s.format.clone())}
@@ -307,7 +310,7 @@ fn MappingPanel() -> impl IntoView {
                         {field("ignored", "Ignored columns", if s.ignored.is_empty() { "none".into() } else { s.ignored.join(", ") })}
                     </dl>
                     {(!s.guesses.is_empty()).then(|| view! { <details><summary>"Choices made while reading"</summary><ul>{guesses}</ul></details> })}
-                    <details class="correct">
+                    <details class="correct" open=is_failed>
                         <summary>"Correct the mapping"</summary>
                         <div class="controls">
                             <label>"Label column "

@@ -60,6 +60,8 @@ pub struct Store {
     pub computed: RwSignal<Option<Computed>>,
     /// Whether the example is shown (no file of the user's yet).
     pub example: RwSignal<bool>,
+    /// What was read from files that failed on their values (for the mapping panel).
+    pub failed: RwSignal<Option<Summary>>,
 }
 
 impl Store {
@@ -76,12 +78,14 @@ impl Store {
             m: RwSignal::new(15),
             computed: RwSignal::new(None),
             example: RwSignal::new(true),
+            failed: RwSignal::new(None),
         }
     }
 
     /// A data set was opened: show it from its defaults.
     pub fn load(&self, summary: Summary, audits: Vec<Value>) {
         self.computed.set(None);
+        self.failed.set(None);
         self.model.set(0);
         self.reading.set("confidence".into());
         self.m.set(summary.m_overview);

@@ -243,14 +243,19 @@ test('the mapping panel reads the file again as logits', async () => {
   await withApp(async ({ page }) => {
     await dropFiles(page, ['edge/edge_invalid_rowsum_probs.csv']);
     assert.equal(await page.locator('#error').getAttribute('data-error-code'), 'row_sum');
-    // the mapping panel is still the example's; correct the source and read again
-    await page.locator('details.correct summary').click();
+    // the mapping panel shows what was read from the failed file, ready to correct
+    assert.match(await page.locator('#mapping-title').innerText(), /failed/);
+    assert.equal(await valueOf(page, 'input.n'), '4');
+    assert.equal(await valueOf(page, 'input.source'), 'probs');
+    assert.ok(await page.locator('#map-source').isVisible(), 'the correction is open');
+    await shot(page, '05-mapping-correction');
     await page.selectOption('#map-source', 'logits');
     await page.click('#map-apply');
     await idle(page);
     assert.equal(await page.locator('#error').count(), 0);
     assert.equal(await valueOf(page, 'input.source'), 'logits');
     assert.equal(await valueOf(page, 'input.n'), '4');
+    assert.match(await page.locator('#mapping-title').innerText(), /^What was read$/);
   });
 });
 
