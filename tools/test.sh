@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check of calibscope: formatting, lints, native unit/property/fixture
-# tests (core, io, audit, CLI) and doctests. Installs what a fresh machine lacks.
+# tests (core, io, audit, CLI, the app's engine) and doctests, then builds the web
+# app and runs its browser tests in headless Debian chromium. Installs what a fresh
+# machine lacks (rustfmt/clippy, the wasm32 target, chromium + chromium-driver via
+# apt, the npm tools pinned in package-lock.json).
 # Usage: bash tools/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,5 +28,39 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "native tests (unit, property, fixtures, CLI, doctests)"
+step "native tests (unit, property, fixtures, CLI, app engine, doctests)"
 cargo test --workspace --locked --release
+
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+step "wasm32 target"
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown
+
+step "lints (the page and the worker, wasm32)"
+cargo clippy -p calibscope-app --no-deps --target wasm32-unknown-unknown --profile wasm-release --bins --locked -- -D warnings
+
+step "browser: Debian chromium"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+fi
+chromium --version
+
+step "npm tools (binaryen wasm-opt, playwright-core)"
+command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }
+npm ci --no-audit --no-fund
+
+step "building the app (cargo xtask dist)"
+cargo xtask dist
+
+step "browser tests (playwright-core + chromium, node --test)"
+portfile="$(mktemp)"
+target/release/xtask serve --port 0 --port-file "$portfile" > target/e2e-server.log 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; rm -f "$portfile"' EXIT
+for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
+[ -s "$portfile" ] || { echo "the test server did not start" >&2; cat target/e2e-server.log >&2; exit 1; }
+export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
+export CALIBSCOPE_SHARED="${CALIBSCOPE_SHARED:-$(cd ../shared && pwd)}"
+node --test --test-concurrency=1 tests/e2e/
+echo "screenshots: target/e2e-artifacts/"

@@ -1,0 +1,425 @@
+//! The page's side of the worker protocol: starts the worker, waits for its
+//! handshake, numbers requests, drops stale generations, maps answers to signals,
+//! turns a worker crash into a restart offer, and counts what is pending for the
+//! `window.calibscopeIdle()` hook.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use calibscope_app::proto::{FromWorker, MappingOverride, ToWorker, PROTOCOL};
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use super::store::{Computed, ErrorView, ProgressView, Status, Store};
+
+struct Client {
+    worker: Option<Worker>,
+    next_id: u64,
+    /// Latest compute generation sent; answers of older ones are dropped.
+    latest_gen: u64,
+    /// Requests sent and not yet answered.
+    pending: HashSet<u64>,
+    /// Messages sent before the handshake arrived.
+    queue: Vec<(String, Array)>,
+    ready: bool,
+    /// The open request in flight (a new drop cancels it).
+    opening: Option<u64>,
+    /// The files of the last open (to read them again after a worker restart).
+    files: Vec<File>,
+    mapping: MappingOverride,
+    store: Option<Store>,
+    /// Other pending work (fetches, frames) for the idle hook.
+    busy: usize,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client {
+        worker: None,
+        next_id: 1,
+        latest_gen: 0,
+        pending: HashSet::new(),
+        queue: Vec::new(),
+        ready: false,
+        opening: None,
+        files: Vec::new(),
+        mapping: MappingOverride::default(),
+        store: None,
+        busy: 0,
+    });
+}
+
+fn store() -> Store {
+    CLIENT.with(|c| c.borrow().store.expect("client started"))
+}
+
+/// Starts the worker and installs `window.calibscopeIdle`.
+pub fn start(store: Store) {
+    CLIENT.with(|c| c.borrow_mut().store = Some(store));
+    spawn_worker();
+    install_idle_hook();
+}
+
+fn spawn_worker() {
+    let st = store();
+    st.status.set(Status::Starting);
+    let opts = WorkerOptions::new();
+    opts.set_type(WorkerType::Module);
+    let worker = match Worker::new_with_options("./worker_loader.js", &opts) {
+        Ok(w) => w,
+        Err(e) => {
+            st.status.set(Status::Crashed(format!(
+                "the worker could not start: {e:?}"
+            )));
+            return;
+        }
+    };
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| {
+        if let Some(text) = ev.data().as_string() {
+            match serde_json::from_str::<FromWorker>(&text) {
+                Ok(msg) => handle(msg),
+                Err(e) => crashed(format!("unreadable worker message: {e}")),
+            }
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
+        ev.prevent_default();
+        let message = ev
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map(|e| e.message())
+            .unwrap_or_else(|| "the worker stopped".into());
+        // a panic already reported itself; keep its message
+        if !matches!(store().status.get_untracked(), Status::Crashed(_)) {
+            crashed(message);
+        }
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.worker = Some(worker);
+        c.ready = false;
+        c.pending.clear();
+        c.opening = None;
+    });
+}
+
+fn crashed(message: String) {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.pending.clear();
+        c.queue.clear();
+        c.opening = None;
+        c.ready = false;
+    });
+    let store = store();
+    store.progress.set(None);
+    store.status.set(Status::Crashed(message));
+}
+
+/// Terminates the worker, starts a new one and reads the last files again.
+pub fn restart() {
+    let old = CLIENT.with(|c| c.borrow_mut().worker.take());
+    if let Some(w) = old {
+        w.terminate();
+    }
+    spawn_worker();
+    let (files, mapping) = CLIENT.with(|c| {
+        let c = c.borrow();
+        (c.files.clone(), c.mapping.clone())
+    });
+    if !files.is_empty() {
+        open(files, mapping);
+    }
+}
+
+fn send(msg: &ToWorker, files: Array) {
+    let json = serde_json::to_string(msg).expect("requests serialise");
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if !c.ready {
+            c.queue.push((json, files));
+            return;
+        }
+        post(&c, &json, &files);
+    });
+}
+
+fn post(c: &Client, json: &str, files: &Array) {
+    let Some(worker) = &c.worker else { return };
+    let obj = Object::new();
+    let _ = Reflect::set(&obj, &"json".into(), &JsValue::from_str(json));
+    let _ = Reflect::set(&obj, &"files".into(), files);
+    let _ = worker.post_message(&obj);
+}
+
+fn next_id() -> u64 {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = c.next_id;
+        c.next_id += 1;
+        c.pending.insert(id);
+        id
+    })
+}
+
+/// Opens `files` (cancelling an open in flight).
+pub fn open(files: Vec<File>, mapping: MappingOverride) {
+    if let Some(old) = CLIENT.with(|c| c.borrow().opening) {
+        cancel(old);
+    }
+    let id = next_id();
+    let array = Array::new();
+    for f in &files {
+        array.push(f);
+    }
+    let total: f64 = files.iter().map(|f| f.size()).sum();
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.opening = Some(id);
+        c.files = files.clone();
+        c.mapping = mapping.clone();
+    });
+    let store = store();
+    store.error.set(None);
+    store.failed.set(None);
+    store.progress.set(Some(ProgressView {
+        id,
+        file: files.first().map(|f| f.name()).unwrap_or_default(),
+        bytes_read: 0,
+        bytes_total: total as u64,
+    }));
+    send(&ToWorker::Open { id, mapping }, array);
+}
+
+/// Reads the last files again with another mapping.
+pub fn remap(mapping: MappingOverride) {
+    let files = CLIENT.with(|c| c.borrow().files.clone());
+    open(files, mapping);
+}
+
+/// The mapping of the last open.
+pub fn current_mapping() -> MappingOverride {
+    CLIENT.with(|c| c.borrow().mapping.clone())
+}
+
+/// Cancels open request `id`.
+pub fn cancel(id: u64) {
+    send(&ToWorker::Cancel { id }, Array::new());
+}
+
+/// Cancels the open in flight, if any.
+pub fn cancel_current() {
+    if let Some(id) = CLIENT.with(|c| c.borrow().opening) {
+        cancel(id);
+    }
+}
+
+/// Asks for the reliability table of `(model, reading, binning, m)`; only the answer
+/// to the latest such request is kept.
+pub fn compute(model: usize, reading: String, binning: String, m: usize) {
+    let id = next_id();
+    let gen = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.latest_gen += 1;
+        c.latest_gen
+    });
+    send(
+        &ToWorker::Compute {
+            id,
+            gen,
+            model,
+            reading,
+            binning,
+            m,
+        },
+        Array::new(),
+    );
+}
+
+/// Makes the worker panic (for the crash-path test).
+pub fn debug_panic() {
+    let id = next_id();
+    send(&ToWorker::DebugPanic { id }, Array::new());
+}
+
+/// Marks other work (a fetch) as pending for the idle hook.
+pub fn busy(delta: isize) {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.busy = (c.busy as isize + delta).max(0) as usize;
+    });
+}
+
+fn done(id: u64) {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.pending.remove(&id);
+        if c.opening == Some(id) {
+            c.opening = None;
+        }
+    });
+}
+
+fn handle(msg: FromWorker) {
+    let store = store();
+    match msg {
+        FromWorker::Ready { proto, build } => {
+            if proto != PROTOCOL {
+                crashed(format!(
+                    "the worker speaks protocol {proto} (build {build}), the page {PROTOCOL}"
+                ));
+                store.status.set(Status::Incompatible);
+                return;
+            }
+            let queue = CLIENT.with(|c| {
+                let mut c = c.borrow_mut();
+                c.ready = true;
+                std::mem::take(&mut c.queue)
+            });
+            store.status.set(Status::Ready);
+            CLIENT.with(|c| {
+                let c = c.borrow();
+                for (json, files) in &queue {
+                    post(&c, json, files);
+                }
+            });
+        }
+        FromWorker::Progress {
+            id,
+            file,
+            bytes_read,
+            bytes_total,
+            ..
+        } => {
+            if CLIENT.with(|c| c.borrow().opening) == Some(id) {
+                store.progress.set(Some(ProgressView {
+                    id,
+                    file,
+                    bytes_read,
+                    bytes_total,
+                }));
+            }
+        }
+        FromWorker::Opened {
+            id,
+            summary,
+            audits,
+        } => {
+            let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
+            done(id);
+            if current {
+                store.progress.set(None);
+                store.error.set(None);
+                store.load(summary, audits);
+            }
+        }
+        FromWorker::Computed {
+            id,
+            gen,
+            model,
+            reading,
+            binning,
+            m,
+            rows,
+            metrics,
+            nonempty_bins,
+        } => {
+            done(id);
+            if gen == CLIENT.with(|c| c.borrow().latest_gen) {
+                store.computed.set(Some(Computed {
+                    model,
+                    reading,
+                    binning,
+                    m,
+                    rows,
+                    metrics,
+                    nonempty_bins,
+                }));
+            }
+        }
+        FromWorker::Cancelled { id } => {
+            let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
+            done(id);
+            if current || store.progress.get_untracked().is_some_and(|p| p.id == id) {
+                store.progress.set(None);
+            }
+        }
+        FromWorker::Error {
+            id,
+            code,
+            message,
+            errors,
+            more,
+            detected,
+        } => {
+            let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
+            done(id);
+            if was_open {
+                store.progress.set(None);
+                store.failed.set(detected);
+            }
+            store.error.set(Some(ErrorView {
+                code,
+                message,
+                errors,
+                more,
+            }));
+        }
+        FromWorker::Panic { message } => crashed(message),
+    }
+}
+
+/// Whether no request, fetch or worker start is pending.
+fn idle_now() -> bool {
+    let (pending, busy, ready, has_worker) = CLIENT.with(|c| {
+        let c = c.borrow();
+        (c.pending.len(), c.busy, c.ready, c.worker.is_some())
+    });
+    let status = store().status.get_untracked();
+    let starting = has_worker && !ready && matches!(status, Status::Starting);
+    pending == 0 && busy == 0 && !starting
+}
+
+fn wait_idle(resolve: Function, quiet: u32) {
+    request_animation_frame(move || {
+        if idle_now() {
+            if quiet >= 1 {
+                let _ = resolve.call0(&JsValue::NULL);
+            } else {
+                wait_idle(resolve, quiet + 1);
+            }
+        } else {
+            wait_idle(resolve, 0);
+        }
+    });
+}
+
+fn install_idle_hook() {
+    let hook = Closure::<dyn Fn() -> Promise>::new(|| {
+        Promise::new(&mut |resolve, _reject| wait_idle(resolve, 0))
+    });
+    let _ = Reflect::set(
+        &window(),
+        &"calibscopeIdle".into(),
+        hook.as_ref().unchecked_ref(),
+    );
+    hook.forget();
+    let panic = Closure::<dyn Fn()>::new(debug_panic);
+    let _ = Reflect::set(
+        &window(),
+        &"calibscopeDebugPanic".into(),
+        panic.as_ref().unchecked_ref(),
+    );
+    panic.forget();
+}
+
+/// The pending count (for tests of the hook itself).
+#[allow(dead_code)]
+pub fn pending() -> usize {
+    CLIENT.with(|c| c.borrow().pending.len())
+}

@@ -1,0 +1,103 @@
+//! The page's state: signals shared by every view (provided as context).
+
+use calibscope_app::proto::{ErrorItem, Row, Summary};
+use leptos::prelude::*;
+use serde_json::{Map, Value};
+
+/// The worker's state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    Starting,
+    Ready,
+    /// The worker panicked or stopped; the page offers a restart.
+    Crashed(String),
+    /// The worker speaks another protocol version.
+    Incompatible,
+}
+
+/// Reading progress of the open in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgressView {
+    pub id: u64,
+    pub file: String,
+    pub bytes_read: u64,
+    pub bytes_total: u64,
+}
+
+/// An error to show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorView {
+    pub code: String,
+    pub message: String,
+    pub errors: Vec<ErrorItem>,
+    pub more: usize,
+}
+
+/// The latest reliability table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Computed {
+    pub model: usize,
+    pub reading: String,
+    pub binning: String,
+    pub m: usize,
+    pub rows: Vec<Row>,
+    pub metrics: Map<String, Value>,
+    pub nonempty_bins: usize,
+}
+
+/// Every signal of the page.
+#[derive(Clone, Copy)]
+pub struct Store {
+    pub status: RwSignal<Status>,
+    pub summary: RwSignal<Option<Summary>>,
+    pub audits: RwSignal<Vec<Value>>,
+    pub error: RwSignal<Option<ErrorView>>,
+    pub progress: RwSignal<Option<ProgressView>>,
+    pub model: RwSignal<usize>,
+    pub reading: RwSignal<String>,
+    pub binning: RwSignal<String>,
+    pub m: RwSignal<usize>,
+    pub computed: RwSignal<Option<Computed>>,
+    /// Whether the example is shown (no file of the user's yet).
+    pub example: RwSignal<bool>,
+    /// What was read from files that failed on their values (for the mapping panel).
+    pub failed: RwSignal<Option<Summary>>,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store {
+            status: RwSignal::new(Status::Starting),
+            summary: RwSignal::new(None),
+            audits: RwSignal::new(Vec::new()),
+            error: RwSignal::new(None),
+            progress: RwSignal::new(None),
+            model: RwSignal::new(0),
+            reading: RwSignal::new("confidence".into()),
+            binning: RwSignal::new("width".into()),
+            m: RwSignal::new(15),
+            computed: RwSignal::new(None),
+            example: RwSignal::new(true),
+            failed: RwSignal::new(None),
+        }
+    }
+
+    /// A data set was opened: show it from its defaults.
+    pub fn load(&self, summary: Summary, audits: Vec<Value>) {
+        self.computed.set(None);
+        self.failed.set(None);
+        self.model.set(0);
+        self.reading.set("confidence".into());
+        self.m.set(summary.m_overview);
+        self.audits.set(audits);
+        self.summary.set(Some(summary));
+    }
+
+    /// The `data-metric` prefix of model `i` (`models.<name>.` when several).
+    pub fn prefix(&self, i: usize) -> String {
+        self.summary.with(|s| match s {
+            Some(s) if s.models.len() > 1 => format!("models.{}.", s.models[i]),
+            _ => String::new(),
+        })
+    }
+}

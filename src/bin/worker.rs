@@ -1,0 +1,253 @@
+//! The calibscope Web Worker: reads the dropped `File`s in slices
+//! (`FileReaderSync`), parses them with calibscope-io's push parser, keeps the data
+//! set, and answers the page with tables (calibscope-core / calibscope-audit).
+//!
+//! Messages in: `{json: "<ToWorker>", files?: [File]}`; out: `"<FromWorker JSON>"`.
+//! The data set never leaves the worker.
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("the calibscope worker runs in a browser (wasm32-unknown-unknown)");
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    worker::start();
+}
+
+#[cfg(target_arch = "wasm32")]
+mod worker {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+
+    use calibscope_app::engine::{self, Session};
+    use calibscope_app::proto::{codes, FromWorker, MappingOverride, ToWorker, PROTOCOL};
+    use calibscope_io::{ParseErrors, Parsed, Parser};
+    use js_sys::{Array, Promise, Reflect, Uint8Array};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+
+    /// Largest slice read at once.
+    const MAX_SLICE: f64 = (32u64 << 20) as f64;
+    /// Smallest slice (progress is reported per slice).
+    const MIN_SLICE: f64 = (1u64 << 20) as f64;
+
+    #[derive(Default)]
+    struct State {
+        session: Option<Session>,
+        files: Vec<File>,
+        /// The open request being read, if any.
+        reading: Option<u64>,
+        cancelled: HashSet<u64>,
+    }
+
+    thread_local! {
+        static STATE: RefCell<State> = RefCell::new(State::default());
+    }
+
+    fn scope() -> DedicatedWorkerGlobalScope {
+        js_sys::global().unchecked_into()
+    }
+
+    fn post(msg: &FromWorker) {
+        let _ = scope().post_message(&JsValue::from_str(&msg.to_json()));
+    }
+
+    pub fn start() {
+        std::panic::set_hook(Box::new(|info| {
+            let message = info.to_string();
+            web_sys::console::error_1(&JsValue::from_str(&message));
+            post(&FromWorker::Panic { message });
+        }));
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
+        scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        post(&FromWorker::Ready {
+            proto: PROTOCOL,
+            build: env!("CARGO_PKG_VERSION").to_string(),
+        });
+    }
+
+    fn on_message(event: MessageEvent) {
+        let data = event.data();
+        let json = Reflect::get(&data, &"json".into())
+            .ok()
+            .and_then(|v| v.as_string());
+        let Some(json) = json else {
+            post(&engine::worker_error(
+                0,
+                codes::BAD_REQUEST,
+                "a message without json",
+            ));
+            return;
+        };
+        let msg: ToWorker = match serde_json::from_str(&json) {
+            Ok(m) => m,
+            Err(e) => {
+                post(&engine::worker_error(0, codes::BAD_REQUEST, e.to_string()));
+                return;
+            }
+        };
+        match msg {
+            ToWorker::Open { id, mapping } => {
+                let files: Vec<File> = Reflect::get(&data, &"files".into())
+                    .ok()
+                    .filter(Array::is_array)
+                    .map(|v| {
+                        Array::from(&v)
+                            .iter()
+                            .filter_map(|f| f.dyn_into::<File>().ok())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                start_open(id, files, mapping);
+            }
+            ToWorker::Remap { id, mapping } => {
+                let files = STATE.with(|s| s.borrow().files.clone());
+                if files.is_empty() {
+                    post(&engine::worker_error(
+                        id,
+                        codes::NO_DATASET,
+                        "no files to read again",
+                    ));
+                    return;
+                }
+                start_open(id, files, mapping);
+            }
+            ToWorker::DebugPanic { id } => {
+                panic!("debug panic requested by the page (request {id})")
+            }
+            ToWorker::Cancel { id } => STATE.with(|s| {
+                s.borrow_mut().cancelled.insert(id);
+            }),
+            ToWorker::Compute {
+                id,
+                gen,
+                model,
+                reading,
+                binning,
+                m,
+            } => {
+                let answer = STATE.with(|s| {
+                    let mut s = s.borrow_mut();
+                    match s.session.as_mut() {
+                        None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+                        Some(session) => session.compute(id, gen, model, &reading, &binning, m),
+                    }
+                });
+                post(&answer);
+            }
+        }
+    }
+
+    fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride) {
+        STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            // a new drop cancels the one being read
+            if let Some(old) = s.reading.replace(id) {
+                s.cancelled.insert(old);
+            }
+        });
+        wasm_bindgen_futures::spawn_local(async move {
+            let outcome = read_all(id, &files, &mapping).await;
+            let cancelled = STATE.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.reading == Some(id) {
+                    s.reading = None;
+                }
+                s.cancelled.remove(&id)
+            });
+            let msg = match outcome {
+                _ if cancelled => FromWorker::Cancelled { id },
+                Err(msg) => msg,
+                Ok(parsed) => {
+                    let opts = engine::options(&mapping, None);
+                    match engine::assemble(parsed, &opts) {
+                        Err(errors) => engine::parse_error_message(id, &errors),
+                        Ok(dataset) => {
+                            let session = Session::new(dataset);
+                            let msg = session.opened(id);
+                            STATE.with(|s| {
+                                let mut s = s.borrow_mut();
+                                s.session = Some(session);
+                                s.files = files;
+                            });
+                            msg
+                        }
+                    }
+                }
+            };
+            post(&msg);
+        });
+    }
+
+    fn is_cancelled(id: u64) -> bool {
+        STATE.with(|s| s.borrow().cancelled.contains(&id))
+    }
+
+    /// Lets the worker's event loop run (so a Cancel can arrive).
+    async fn yield_now() {
+        let promise = Promise::new(&mut |resolve, _| {
+            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        });
+        let _ = JsFuture::from(promise).await;
+    }
+
+    type ParsedFiles = Vec<(String, Result<Parsed, ParseErrors>)>;
+
+    async fn read_all(
+        id: u64,
+        files: &[File],
+        mapping: &MappingOverride,
+    ) -> Result<ParsedFiles, FromWorker> {
+        let reader = FileReaderSync::new().map_err(|e| {
+            engine::worker_error(id, codes::READ_FAILED, format!("FileReaderSync: {e:?}"))
+        })?;
+        let total: f64 = files.iter().map(|f| f.size()).sum();
+        let mut done = 0.0;
+        let mut out = Vec::with_capacity(files.len());
+        for (index, file) in files.iter().enumerate() {
+            let name = file.name();
+            let size = file.size();
+            let mut parser = Parser::new(name.clone(), engine::options(mapping, Some(size as u64)));
+            let slice = (size / 16.0).clamp(MIN_SLICE, MAX_SLICE).floor();
+            let mut at = 0.0;
+            while at < size {
+                let end = (at + slice).min(size);
+                let blob = file.slice_with_f64_and_f64(at, end).map_err(|e| {
+                    engine::worker_error(id, codes::READ_FAILED, format!("{name}: {e:?}"))
+                })?;
+                let buffer = reader.read_as_array_buffer(&blob).map_err(|e| {
+                    engine::worker_error(
+                        id,
+                        codes::READ_FAILED,
+                        format!("{name}: the browser could not read the file ({e:?})"),
+                    )
+                })?;
+                let bytes = Uint8Array::new(&buffer).to_vec();
+                at = end;
+                let failed = parser.push(&bytes).is_err();
+                post(&FromWorker::Progress {
+                    id,
+                    file: name.clone(),
+                    file_index: index,
+                    files: files.len(),
+                    bytes_read: (done + at) as u64,
+                    bytes_total: total as u64,
+                });
+                yield_now().await;
+                if is_cancelled(id) {
+                    return Err(FromWorker::Cancelled { id });
+                }
+                if failed {
+                    break;
+                }
+            }
+            done += size;
+            out.push((name, parser.finish_any()));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,685 @@
+//! The worker's engine, free of any browser type so it is tested natively: it turns
+//! parsed files into a data set (pairing NumPy halves, combining several files into
+//! a multi-model set), keeps each model's readings sorted once, and answers the
+//! page's questions with tables and render-ready numbers only.
+
+use calibscope_audit::{audit_json, default_m_values, AuditOptions, FileInfo};
+use calibscope_core::binning::{self, Binning, SortedReading};
+use calibscope_core::reading::{self, ProbView};
+use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
+use calibscope_core::{Kind, PredictionSet, Source};
+use calibscope_io::{
+    combine, npy_pair, pair_role, ColumnMapping, Dataset, ErrorCode, Location, Options, ParseError,
+    ParseErrors, Parsed, Pick, ScoreColumns,
+};
+use serde_json::{json, Map, Value};
+
+use crate::proto::{
+    self, ErrorItem, FromWorker, GuessItem, MappingOverride, Reading, Row, Summary,
+};
+
+/// Largest bin count of the slider (METRICS.md §2: `min(n, 2000)`).
+pub const M_SLIDER_MAX: usize = 2000;
+
+/// The overview's bin count.
+pub const M_OVERVIEW: usize = 15;
+
+/// Parser options for a mapping override.
+pub fn options(mapping: &MappingOverride, size_hint: Option<u64>) -> Options {
+    let mut m = ColumnMapping::default();
+    if let Some(l) = mapping.label.as_ref().filter(|s| !s.is_empty()) {
+        m.label = Some(l.clone());
+    }
+    m.source = match mapping.source.as_deref() {
+        Some("probs") => Some(Source::Probs),
+        Some("logits") => Some(Source::Logits),
+        _ => None,
+    };
+    m.model = match mapping.model.as_deref() {
+        None => Pick::Auto,
+        Some("") => Pick::Absent,
+        Some(c) => Pick::Column(c.to_string()),
+    };
+    Options {
+        mapping: m,
+        size_hint,
+        ..Options::default()
+    }
+}
+
+/// Groups parsed files into one data set, as the CLI's `open_paths` does for paths:
+/// `NAME.labels.npy` + `NAME.probs.npy` / `NAME.logits.npy` form one prediction set,
+/// every other file is one set; several sets are combined (same samples).
+pub fn assemble(
+    files: Vec<(String, Result<Parsed, ParseErrors>)>,
+    options: &Options,
+) -> Result<Dataset, ParseErrors> {
+    enum Slot {
+        Single(usize),
+        Pair(String, Option<usize>, Option<(usize, Source)>),
+    }
+    let mut slots: Vec<Slot> = Vec::new();
+    for (i, (name, _)) in files.iter().enumerate() {
+        match pair_role(name) {
+            Some((stem, role)) => {
+                let at = slots
+                    .iter()
+                    .position(|s| matches!(s, Slot::Pair(st, _, _) if *st == stem));
+                let at = at.unwrap_or_else(|| {
+                    slots.push(Slot::Pair(stem.clone(), None, None));
+                    slots.len() - 1
+                });
+                if let Slot::Pair(_, labels, scores) = &mut slots[at] {
+                    match role {
+                        None => *labels = Some(i),
+                        Some(s) => *scores = Some((i, s)),
+                    }
+                }
+            }
+            None => slots.push(Slot::Single(i)),
+        }
+    }
+    let mut parsed: Vec<Option<Result<Parsed, ParseErrors>>> = files.iter().map(|_| None).collect();
+    let names: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
+    for (i, (_, p)) in files.into_iter().enumerate() {
+        parsed[i] = Some(p);
+    }
+    let mut take = |i: usize| parsed[i].take().expect("each file is used once");
+    let needs_pair = |file: &str, msg: String| one_error(ErrorCode::NpyNeedsPair, file, msg);
+    let mut sets = Vec::new();
+    for slot in slots {
+        match slot {
+            Slot::Single(i) => match take(i)? {
+                Parsed::Dataset(d) => sets.push(d),
+                Parsed::Array(a) => {
+                    return Err(needs_pair(
+                        &names[i],
+                        format!(
+                            "this .npy holds a plain {:?} array without labels; drop it together with its pair (NAME.labels.npy + NAME.probs.npy or NAME.logits.npy)",
+                            a.shape()
+                        ),
+                    ))
+                }
+            },
+            Slot::Pair(stem, Some(l), Some((s, source))) => {
+                let la = take(l)?;
+                let sa = take(s)?;
+                match (la, sa) {
+                    (Parsed::Array(la), Parsed::Array(sa)) => {
+                        sets.push(npy_pair(&stem, la, sa, source, options)?)
+                    }
+                    (a, b) => {
+                        for p in [a, b] {
+                            if let Parsed::Dataset(d) = p {
+                                sets.push(d);
+                            }
+                        }
+                    }
+                }
+            }
+            Slot::Pair(stem, l, s) => {
+                let Some(i) = l.or(s.map(|s| s.0)) else {
+                    continue;
+                };
+                match take(i)? {
+                    Parsed::Dataset(d) => sets.push(d),
+                    Parsed::Array(_) => {
+                        return Err(needs_pair(
+                            &names[i],
+                            format!(
+                                "{} has no partner: drop {stem}.labels.npy together with {stem}.probs.npy or {stem}.logits.npy",
+                                names[i]
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    match sets.len() {
+        0 => Err(one_error(ErrorCode::EmptyFile, "", "no files given".into())),
+        1 => Ok(sets.pop().expect("one set")),
+        _ => combine(sets),
+    }
+}
+
+fn one_error(code: ErrorCode, file: &str, message: String) -> ParseErrors {
+    ParseErrors {
+        errors: vec![ParseError {
+            code,
+            file: file.to_string(),
+            location: Location::default(),
+            message,
+        }],
+        more: 0,
+        dataset: None,
+    }
+}
+
+/// The protocol's error message for parse errors.
+pub fn parse_error_message(id: u64, errors: &ParseErrors) -> FromWorker {
+    let items: Vec<ErrorItem> = errors
+        .errors
+        .iter()
+        .map(|e| ErrorItem {
+            code: e.code.code().to_string(),
+            file: e.file.clone(),
+            row: e.location.row,
+            line: e.location.line,
+            column: e.location.column.clone(),
+            model: e.location.model.clone(),
+            message: e.message.clone(),
+        })
+        .collect();
+    let first = errors.errors.first();
+    FromWorker::Error {
+        id,
+        code: first
+            .map_or("unknown_format", |e| e.code.code())
+            .to_string(),
+        message: first.map_or_else(
+            || "the input could not be read".to_string(),
+            |e| e.to_string(),
+        ),
+        errors: items,
+        more: errors.more,
+        detected: errors.dataset.as_deref().and_then(summarize),
+    }
+}
+
+/// An error of the worker itself.
+pub fn worker_error(id: u64, code: &str, message: impl Into<String>) -> FromWorker {
+    FromWorker::Error {
+        id,
+        code: code.to_string(),
+        message: message.into(),
+        errors: Vec::new(),
+        more: 0,
+        detected: None,
+    }
+}
+
+/// What was read and how (also for a data set whose values break the contract).
+pub fn summarize(d: &Dataset) -> Option<Summary> {
+    let first = &d.models.first()?.1;
+    let n = first.n();
+    let m_overview = M_OVERVIEW.min(n).max(1);
+    let mut m_values = default_m_values(n);
+    if !m_values.contains(&m_overview) {
+        m_values.push(m_overview);
+        m_values.sort_unstable();
+    }
+    let map = &d.detection.mapping;
+    let score_columns = match &map.scores {
+        None => String::new(),
+        Some(ScoreColumns::Column(c)) => c.clone(),
+        Some(ScoreColumns::Matrix(cols)) => match cols.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [a, .., b] => format!("{a} … {b} ({} columns)", cols.len()),
+        },
+        Some(ScoreColumns::TopLabel {
+            predicted,
+            confidence,
+        }) => format!("{predicted} (predicted), {confidence} (confidence)"),
+    };
+    let pick = |p: &Pick| match p {
+        Pick::Column(c) => Some(c.clone()),
+        _ => None,
+    };
+    Some(Summary {
+        name: d.name.clone(),
+        files: d.files.clone(),
+        format: d.format.name().to_string(),
+        kind: first.kind().name().to_string(),
+        source: first.source().name().to_string(),
+        n: first.n(),
+        k: first.k,
+        columns: first.columns(),
+        models: d.models.iter().map(|m| m.0.clone()).collect(),
+        class_names: d.class_names.clone(),
+        all_columns: d.detection.columns.clone(),
+        ignored: d.detection.ignored.clone(),
+        label_column: map.label.clone(),
+        score_columns,
+        model_column: pick(&map.model),
+        id_column: pick(&map.id),
+        guesses: d
+            .detection
+            .guesses
+            .iter()
+            .map(|g| GuessItem {
+                about: g.about.clone(),
+                chose: g.chose.clone(),
+                why: g.why.clone(),
+            })
+            .collect(),
+        m_overview,
+        m_max: n.clamp(1, M_SLIDER_MAX),
+        m_values,
+    })
+}
+
+/// One reading sorted once, with its Brier score.
+struct Indexed {
+    sorted: SortedReading,
+    brier: Option<f64>,
+}
+
+impl Indexed {
+    fn new(pairs: &reading::Pairs) -> Self {
+        Indexed {
+            sorted: SortedReading::new(pairs),
+            brier: binning::brier(pairs),
+        }
+    }
+}
+
+/// One model and its readings (class readings are built on first use).
+struct Model {
+    name: String,
+    set: PredictionSet,
+    accuracy: Option<f64>,
+    confidence: Indexed,
+    classes: Vec<Option<Indexed>>,
+}
+
+/// A loaded data set.
+pub struct Session {
+    dataset: Dataset,
+    models: Vec<Model>,
+    summary: Summary,
+}
+
+impl Session {
+    /// Indexes every model's confidence reading.
+    pub fn new(mut dataset: Dataset) -> Session {
+        let summary = summarize(&dataset).unwrap_or_default();
+        let models = std::mem::take(&mut dataset.models)
+            .into_iter()
+            .map(|(name, set)| {
+                let top = reading::top_labels(&set);
+                let pairs = top.pairs();
+                let k = if ProbView::new(&set).is_some() {
+                    set.k
+                } else {
+                    0
+                };
+                Model {
+                    name,
+                    accuracy: calibscope_core::truthful::accuracy(&top),
+                    confidence: Indexed::new(&pairs),
+                    classes: (0..k).map(|_| None).collect(),
+                    set,
+                }
+            })
+            .collect();
+        Session {
+            dataset,
+            models,
+            summary,
+        }
+    }
+
+    /// Number of samples.
+    pub fn n(&self) -> usize {
+        self.models.first().map_or(0, |m| m.set.n())
+    }
+
+    /// The overview's bin count: 15, or n when fewer samples.
+    pub fn m_overview(&self) -> usize {
+        M_OVERVIEW.min(self.n()).max(1)
+    }
+
+    /// The audit's bin counts: the fixtures' defaults plus the overview's.
+    pub fn m_values(&self) -> Vec<usize> {
+        let mut m = default_m_values(self.n());
+        let over = self.m_overview();
+        if !m.contains(&over) {
+            m.push(over);
+            m.sort_unstable();
+        }
+        m
+    }
+
+    /// What was read and how.
+    pub fn summary(&self) -> Summary {
+        self.summary.clone()
+    }
+
+    /// One `calibscope-audit/1` document per model (no recalibration: the overview
+    /// does not show it, and it is the slow part).
+    pub fn audits(&self) -> Vec<Value> {
+        let options = AuditOptions {
+            m_values: self.m_values(),
+            recalibration: None,
+            roc_max_n: 0,
+        };
+        let single = self.models.len() == 1;
+        self.models
+            .iter()
+            .map(|m| {
+                let file = if single {
+                    match self.dataset.files.as_slice() {
+                        [one] => one.clone(),
+                        _ => self.dataset.name.clone(),
+                    }
+                } else {
+                    m.name.clone()
+                };
+                let info = FileInfo {
+                    file,
+                    files: if single && self.dataset.files.len() > 1 {
+                        self.dataset.files.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    format: self.dataset.format.name().to_string(),
+                };
+                audit_json(&m.set, &info, &options)
+            })
+            .collect()
+    }
+
+    /// The [`FromWorker::Opened`] message of this session.
+    pub fn opened(&self, id: u64) -> FromWorker {
+        FromWorker::Opened {
+            id,
+            summary: self.summary(),
+            audits: self.audits(),
+        }
+    }
+
+    /// Answers a [`crate::proto::ToWorker::Compute`].
+    pub fn compute(
+        &mut self,
+        id: u64,
+        gen: u64,
+        model: usize,
+        reading_name: &str,
+        binning_name: &str,
+        m: usize,
+    ) -> FromWorker {
+        let bad = |msg: String| worker_error(id, proto::codes::BAD_PARAMETERS, msg);
+        let Some(reading) = Reading::parse(reading_name) else {
+            return bad(format!("unknown reading {reading_name:?}"));
+        };
+        let Some(binning) = Binning::from_name(binning_name) else {
+            return bad(format!("unknown binning {binning_name:?}"));
+        };
+        if m == 0 || m > M_SLIDER_MAX.max(2 * self.n()) {
+            return bad(format!("bin count {m} is outside 1..{}", M_SLIDER_MAX));
+        }
+        let n = self.n();
+        let Some(md) = self.models.get_mut(model) else {
+            return bad(format!("no model {model}"));
+        };
+        let (index, is_conf) = match reading {
+            Reading::Confidence => (&md.confidence, true),
+            Reading::Positive | Reading::Class(_) => {
+                let r = match reading {
+                    Reading::Positive if md.set.kind() == Kind::Binary => 1,
+                    Reading::Positive => {
+                        return bad("the positive-class reading needs binary data".into())
+                    }
+                    Reading::Class(r) => r,
+                    Reading::Confidence => unreachable!(),
+                };
+                if r >= md.classes.len() {
+                    return bad(format!("no class reading {r} (top-label data has none)"));
+                }
+                if md.classes[r].is_none() {
+                    let view =
+                        ProbView::new(&md.set).expect("class readings need a probability view");
+                    md.classes[r] = Some(Indexed::new(&reading::class_pairs(&view, r)));
+                }
+                (md.classes[r].as_ref().expect("built above"), false)
+            }
+        };
+        let rows: Vec<Row> = reliability_table(&index.sorted, binning, m, DEFAULT_ALPHA)
+            .into_iter()
+            .map(|r| Row {
+                bin: r.bin,
+                n: r.count,
+                conf: r.conf,
+                acc: r.acc,
+                gap: r.gap,
+                successes: r.successes,
+                cp_lower: r.cp_lower,
+                cp_upper: r.cp_upper,
+                lower: r.lower,
+                upper: r.upper,
+            })
+            .collect();
+        let t = index.sorted.metrics(binning, m);
+        let num = |x: Option<f64>| match x {
+            Some(v) if v.is_finite() => json!(v),
+            _ => Value::Null,
+        };
+        let mut metrics = Map::new();
+        metrics.insert("ece".into(), num(t.ece));
+        metrics.insert("mce".into(), num(t.mce));
+        metrics.insert("rmsce".into(), num(t.rmsce));
+        metrics.insert("lince".into(), num(t.lince));
+        metrics.insert("brier".into(), num(index.brier));
+        metrics.insert("cal".into(), num(t.cal));
+        metrics.insert("ref".into(), num(t.refinement));
+        metrics.insert("res".into(), num(t.res(index.brier)));
+        if is_conf {
+            metrics.insert("confce".into(), num(t.lince));
+            metrics.insert(
+                "confce_corr".into(),
+                num(calibscope_core::truthful::confce_corrected(
+                    t.lince,
+                    n,
+                    md.accuracy,
+                )),
+            );
+            metrics.insert("confece".into(), num(t.ece));
+        }
+        FromWorker::Computed {
+            id,
+            gen,
+            model,
+            reading: reading.name(),
+            binning: binning.name().to_string(),
+            m,
+            rows,
+            metrics,
+            nonempty_bins: t.nonempty_bins,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use calibscope_io::Parser;
+
+    fn shared() -> Option<std::path::PathBuf> {
+        let p = std::env::var_os("CALIBSCOPE_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+        p.join("fixtures").is_dir().then_some(p)
+    }
+
+    fn parse(path: &std::path::Path, slice: usize) -> (String, Result<Parsed, ParseErrors>) {
+        let bytes = std::fs::read(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut p = Parser::new(name.clone(), Options::default());
+        for chunk in bytes.chunks(slice) {
+            if p.push(chunk).is_err() {
+                break;
+            }
+        }
+        (name, p.finish_any())
+    }
+
+    fn close(got: f64, want: f64) -> bool {
+        (got - want).abs() <= 1e-10 + 1e-9 * want.abs()
+    }
+
+    #[test]
+    fn compute_matches_the_fixture_tables() {
+        let Some(shared) = shared() else {
+            eprintln!("shared fixtures not found; skipped");
+            return;
+        };
+        let dir = shared.join("fixtures/real");
+        for (file, expected) in [
+            (
+                "digits_logreg_C1_logits.csv",
+                "digits_logreg_C1_logits.expected.json",
+            ),
+            ("breast_cancer_rf_p.csv", "breast_cancer_rf_p.expected.json"),
+        ] {
+            let ds = assemble(vec![parse(&dir.join(file), 4096)], &Options::default()).unwrap();
+            let want: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(expected)).unwrap())
+                    .unwrap();
+            let mut s = Session::new(ds);
+            for binning in ["width", "mass"] {
+                for m in want["m_values"].as_array().unwrap() {
+                    let m = m.as_u64().unwrap() as usize;
+                    let FromWorker::Computed { metrics, rows, .. } =
+                        s.compute(1, 1, 0, "confidence", binning, m)
+                    else {
+                        panic!("compute failed")
+                    };
+                    let e = &want["readings"]["confidence"][binning][m.to_string()];
+                    for key in [
+                        "ece",
+                        "mce",
+                        "rmsce",
+                        "lince",
+                        "cal",
+                        "ref",
+                        "res",
+                        "confce_corr",
+                    ] {
+                        let (g, w) = (metrics[key].as_f64(), e[key].as_f64());
+                        match (g, w) {
+                            (Some(g), Some(w)) => {
+                                assert!(close(g, w), "{file} {binning} {m} {key}: {g} vs {w}")
+                            }
+                            (g, w) => assert_eq!(g, w, "{file} {binning} {m} {key}"),
+                        }
+                    }
+                    if m == 10 {
+                        let table = want["reliability"]["confidence"][format!("{binning}_10")]
+                            .as_array()
+                            .unwrap();
+                        assert_eq!(table.len(), rows.len());
+                        for (row, w) in rows.iter().zip(table) {
+                            assert_eq!(row.n as u64, w["n"].as_u64().unwrap());
+                            assert!(close(row.acc, w["acc"].as_f64().unwrap()));
+                            assert!(close(row.conf, w["conf"].as_f64().unwrap()));
+                            assert!(close(row.cp_lower, w["cp_lower"].as_f64().unwrap()));
+                            assert!(close(row.cp_upper, w["cp_upper"].as_f64().unwrap()));
+                        }
+                    }
+                }
+            }
+            // the overview's audit equals the fixture where both have a value
+            let audit = &s.audits()[0];
+            for path in [
+                "binning_free.accuracy",
+                "binning_free.nll",
+                "beyond_ece.csr",
+                "readings.confidence.width.15.ece",
+            ] {
+                let get = |v: &Value| {
+                    path.split('.')
+                        .try_fold(v, |v, k| v.get(k))
+                        .and_then(|v| v.as_f64())
+                };
+                assert!(
+                    close(get(audit).unwrap(), get(&want).unwrap()),
+                    "{file} {path}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_and_multi_files_assemble() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let dir = shared.join("fixtures/real");
+        let files = vec![
+            parse(&dir.join("breast_cancer_mlp.probs.npy"), 1000),
+            parse(&dir.join("breast_cancer_mlp.labels.npy"), 1000),
+        ];
+        let ds = assemble(files, &Options::default()).unwrap();
+        assert_eq!(ds.name, "breast_cancer_mlp");
+        assert_eq!(ds.models.len(), 1);
+        let files = vec![
+            parse(&dir.join("breast_cancer_rf_p.csv"), 1 << 20),
+            parse(&dir.join("breast_cancer_gnb_p.csv"), 1 << 20),
+        ];
+        let ds = assemble(files, &Options::default()).unwrap();
+        assert_eq!(ds.models.len(), 2);
+        let s = Session::new(ds);
+        assert_eq!(
+            s.summary().models,
+            ["breast_cancer_rf_p", "breast_cancer_gnb_p"]
+        );
+        // a lone half is an error naming its partner
+        let lone = vec![parse(&dir.join("breast_cancer_mlp.probs.npy"), 1000)];
+        let err = assemble(lone, &Options::default()).unwrap_err();
+        assert_eq!(err.errors[0].code, ErrorCode::NpyNeedsPair);
+    }
+
+    #[test]
+    fn value_errors_still_say_what_was_read() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let p = shared.join("fixtures/edge/edge_invalid_rowsum_probs.csv");
+        let err = assemble(vec![parse(&p, 7)], &Options::default()).unwrap_err();
+        let FromWorker::Error {
+            code,
+            errors,
+            detected,
+            ..
+        } = parse_error_message(3, &err)
+        else {
+            panic!("an error message")
+        };
+        assert_eq!(code, "row_sum");
+        assert_eq!(
+            errors.iter().map(|e| e.row).collect::<Vec<_>>(),
+            [Some(1), Some(3)]
+        );
+        let detected = detected.expect("the table was read");
+        assert_eq!((detected.n, detected.k), (4, 3));
+        assert_eq!(detected.label_column.as_deref(), Some("label"));
+    }
+
+    #[test]
+    fn bad_requests_are_errors_not_panics() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let p = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
+        let ds = assemble(vec![parse(&p, 1 << 16)], &Options::default()).unwrap();
+        let mut s = Session::new(ds);
+        for (model, reading, binning, m) in [
+            (0, "class:0", "width", 10),
+            (0, "positive", "width", 10),
+            (1, "confidence", "width", 10),
+            (0, "confidence", "weird", 10),
+            (0, "confidence", "width", 0),
+        ] {
+            assert!(matches!(
+                s.compute(1, 1, model, reading, binning, m),
+                FromWorker::Error { .. }
+            ));
+        }
+        assert!(matches!(
+            s.compute(1, 1, 0, "confidence", "mass", 2000),
+            FromWorker::Computed { .. }
+        ));
+    }
+}

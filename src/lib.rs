@@ -1,0 +1,12 @@
+//! calibscope in the browser: what the page (src/main.rs) and the worker
+//! (src/bin/worker.rs) share, free of browser types so it is tested natively.
+//!
+//! - [`proto`]: the worker protocol (handshake, request ids, generations, error codes);
+//! - [`engine`]: the worker's data set, readings and answers (core + io + audit);
+//! - [`numfmt`]: how numbers are shown and written into `data-value`.
+
+pub mod engine;
+pub mod numfmt;
+pub mod proto;
+pub mod slider;
+pub mod text;

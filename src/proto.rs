@@ -1,0 +1,295 @@
+//! The worker protocol: every message between the page and the worker, as JSON.
+//!
+//! The page posts `{json: "<ToWorker as JSON>", files: [File, ...]}` (the `File`
+//! handles travel next to the JSON, never their bytes); the worker answers with a
+//! `FromWorker` as a JSON string. The first message of a worker is always
+//! [`FromWorker::Ready`] with [`PROTOCOL`]; the page refuses a worker that speaks
+//! another version.
+//!
+//! Every request carries an `id`, echoed by its answers. Computations carry a
+//! generation `gen`: the page keeps only the answer of its latest generation (a
+//! slider that moved on drops what it asked before). Errors carry a stable `code`
+//! ([`codes`] and calibscope-io's `ErrorCode::code`) that the page maps to text.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Version of this protocol; bumped on any incompatible change.
+pub const PROTOCOL: u32 = 1;
+
+/// Stable error codes of the worker itself (parse errors use calibscope-io's codes).
+pub mod codes {
+    /// The request could not be decoded.
+    pub const BAD_REQUEST: &str = "bad_request";
+    /// A computation was asked before any data set was opened.
+    pub const NO_DATASET: &str = "no_dataset";
+    /// A file could not be read by the browser.
+    pub const READ_FAILED: &str = "read_failed";
+    /// A model, reading or bin count that the data set does not have.
+    pub const BAD_PARAMETERS: &str = "bad_parameters";
+    /// The worker panicked (a bug): the page offers to restart it.
+    pub const PANIC: &str = "panic";
+}
+
+/// How the page may correct what detection chose (empty fields: detect).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MappingOverride {
+    /// The label column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `probs` or `logits`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The model column of a long-format table; `""` means there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// A message to the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Read the files posted with this message (replaces the current data set).
+    Open {
+        id: u64,
+        #[serde(default)]
+        mapping: MappingOverride,
+    },
+    /// Read the last opened files again with another mapping.
+    Remap { id: u64, mapping: MappingOverride },
+    /// Stop reading the files of request `id`.
+    Cancel { id: u64 },
+    /// Make the worker panic (tests of the crash path).
+    DebugPanic { id: u64 },
+    /// The reliability table and ECE family of one reading at `(binning, m)`.
+    Compute {
+        id: u64,
+        gen: u64,
+        model: usize,
+        /// `confidence`, `positive` or `class:R`.
+        reading: String,
+        /// `width` or `mass`.
+        binning: String,
+        m: usize,
+    },
+}
+
+/// One error, located.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ErrorItem {
+    pub code: String,
+    pub file: String,
+    #[serde(default)]
+    pub row: Option<u64>,
+    #[serde(default)]
+    pub line: Option<u64>,
+    #[serde(default)]
+    pub column: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    pub message: String,
+}
+
+/// A choice detection made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GuessItem {
+    pub about: String,
+    pub chose: String,
+    pub why: String,
+}
+
+/// What was read and how the columns were taken.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Data set name (file stem, pair stem or combined name).
+    pub name: String,
+    pub files: Vec<String>,
+    /// `csv`, `csv-long`, `json`, `npy`, `npy-pair`, `npz`, `multi-file`.
+    pub format: String,
+    /// `binary`, `multiclass`, `toplabel`.
+    pub kind: String,
+    /// `probs`, `logits`, `toplabel`.
+    pub source: String,
+    pub n: usize,
+    pub k: usize,
+    pub columns: usize,
+    pub models: Vec<String>,
+    pub class_names: Vec<String>,
+    /// Columns as found, in file order.
+    pub all_columns: Vec<String>,
+    pub ignored: Vec<String>,
+    pub label_column: Option<String>,
+    /// The score columns, as a person reads them (`p_0..p_9`, `logit`, ...).
+    pub score_columns: String,
+    pub model_column: Option<String>,
+    pub id_column: Option<String>,
+    pub guesses: Vec<GuessItem>,
+    /// The bin count of the overview's ECE family.
+    pub m_overview: usize,
+    /// The slider's largest bin count, `min(n, 2000)`.
+    pub m_max: usize,
+    /// The audit's bin counts.
+    pub m_values: Vec<usize>,
+}
+
+/// One non-empty bin of a reliability table (the audit JSON's names; `lower`/`upper`
+/// are `lower_edge`/`upper_edge` for equal-width, `u_min`/`u_max` for equal-mass).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub bin: usize,
+    pub n: usize,
+    pub conf: f64,
+    pub acc: f64,
+    pub gap: f64,
+    pub successes: u64,
+    pub cp_lower: f64,
+    pub cp_upper: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+/// A message from the worker (short-lived: serialised at once, so the size
+/// difference of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    /// The handshake: first message of every worker.
+    Ready { proto: u32, build: String },
+    /// Reading progress of request `id`.
+    Progress {
+        id: u64,
+        file: String,
+        file_index: usize,
+        files: usize,
+        bytes_read: u64,
+        bytes_total: u64,
+    },
+    /// A data set was read: its summary and one audit (`calibscope-audit/1`) per model.
+    Opened {
+        id: u64,
+        summary: Summary,
+        audits: Vec<Value>,
+    },
+    /// The answer to [`ToWorker::Compute`].
+    Computed {
+        id: u64,
+        gen: u64,
+        model: usize,
+        reading: String,
+        binning: String,
+        m: usize,
+        rows: Vec<Row>,
+        /// ECE family at `(binning, m)`: `ece, mce, rmsce, lince, brier, cal, ref, res`
+        /// (+ `confce, confce_corr, confece` for the confidence reading); `null` when
+        /// undefined.
+        metrics: serde_json::Map<String, Value>,
+        nonempty_bins: usize,
+    },
+    /// Request `id` was cancelled.
+    Cancelled { id: u64 },
+    /// Request `id` failed.
+    Error {
+        id: u64,
+        code: String,
+        message: String,
+        #[serde(default)]
+        errors: Vec<ErrorItem>,
+        #[serde(default)]
+        more: usize,
+        /// What was read, when the file could be read but its values break the
+        /// contract (so the mapping panel can offer a correction).
+        #[serde(default)]
+        detected: Option<Summary>,
+    },
+    /// The worker panicked; it cannot be used any more.
+    Panic { message: String },
+}
+
+impl FromWorker {
+    /// The JSON text of this message.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("protocol messages serialise")
+    }
+}
+
+/// A reading of a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reading {
+    Confidence,
+    Positive,
+    Class(usize),
+}
+
+impl Reading {
+    /// Parses `confidence`, `positive`, `class:R`.
+    pub fn parse(s: &str) -> Option<Reading> {
+        match s {
+            "confidence" => Some(Reading::Confidence),
+            "positive" => Some(Reading::Positive),
+            _ => s.strip_prefix("class:")?.parse().ok().map(Reading::Class),
+        }
+    }
+
+    /// The protocol name.
+    pub fn name(self) -> String {
+        match self {
+            Reading::Confidence => "confidence".into(),
+            Reading::Positive => "positive".into(),
+            Reading::Class(r) => format!("class:{r}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        let msgs = vec![
+            ToWorker::Open {
+                id: 1,
+                mapping: MappingOverride::default(),
+            },
+            ToWorker::Compute {
+                id: 2,
+                gen: 7,
+                model: 0,
+                reading: "class:3".into(),
+                binning: "mass".into(),
+                m: 15,
+            },
+            ToWorker::Cancel { id: 1 },
+        ];
+        for m in msgs {
+            let text = serde_json::to_string(&m).unwrap();
+            assert_eq!(serde_json::from_str::<ToWorker>(&text).unwrap(), m);
+        }
+        let open: ToWorker = serde_json::from_str(r#"{"type":"open","id":3}"#).unwrap();
+        assert_eq!(
+            open,
+            ToWorker::Open {
+                id: 3,
+                mapping: MappingOverride::default()
+            }
+        );
+        let ready = FromWorker::Ready {
+            proto: PROTOCOL,
+            build: "x".into(),
+        };
+        assert_eq!(
+            serde_json::from_str::<FromWorker>(&ready.to_json()).unwrap(),
+            ready
+        );
+        assert!(serde_json::from_str::<ToWorker>(r#"{"type":"nope"}"#).is_err());
+    }
+
+    #[test]
+    fn readings_parse() {
+        assert_eq!(Reading::parse("confidence"), Some(Reading::Confidence));
+        assert_eq!(Reading::parse("class:12"), Some(Reading::Class(12)));
+        assert_eq!(Reading::parse("class:x"), None);
+        assert_eq!(Reading::Class(4).name(), "class:4");
+    }
+}

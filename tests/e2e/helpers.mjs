@@ -1,0 +1,210 @@
+// Helpers of the calibscope browser tests: Debian's chromium driven by
+// playwright-core, fixture files dropped through a real DataTransfer, displayed
+// data-values compared with the fixtures' expected JSON under their tolerance rules.
+import { readFileSync, mkdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '../..');
+export const shared = process.env.CALIBSCOPE_SHARED
+  ? path.resolve(process.env.CALIBSCOPE_SHARED)
+  : path.resolve(repo, '../shared');
+export const fixtures = path.join(shared, 'fixtures');
+export const artifacts = path.join(repo, 'target/e2e-artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+export const baseUrl = process.env.CALIBSCOPE_URL || 'http://127.0.0.1:8080';
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+
+export async function launch() {
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} not found (apt-get install chromium)`);
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** A fresh page on the app, with every request and page error recorded. */
+export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  const requests = [];
+  const errors = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(baseUrl + '/');
+  await page.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
+  await idle(page);
+  return { context, page, requests, errors };
+}
+
+/** Waits until no worker request and no frame is pending. */
+export async function idle(page) {
+  await page.evaluate(() => window.calibscopeIdle());
+}
+
+/** Drops files on the page through a synthetic DataTransfer (as a person's drag and drop). */
+export async function dropFiles(page, relPaths) {
+  const files = relPaths.map((p) => ({
+    name: path.basename(p),
+    b64: readFileSync(path.join(fixtures, p)).toString('base64'),
+  }));
+  await page.evaluate(async (files) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name));
+    }
+    const target = document.querySelector('#drop-target');
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+  }, files);
+  await idle(page);
+}
+
+/** Picks files with the file input. */
+export async function pickFiles(page, relPaths) {
+  await page.setInputFiles('#file-input', relPaths.map((p) => path.join(fixtures, p)));
+  await idle(page);
+}
+
+export function expected(rel) {
+  return JSON.parse(readFileSync(path.join(fixtures, rel), 'utf8'));
+}
+
+/** Every displayed metric: [{metric, value}]. */
+export async function displayed(page) {
+  return page.$$eval('[data-metric]', (els) => els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value })));
+}
+
+export async function valueOf(page, metric) {
+  const v = await page.$$eval('[data-metric]', (els, m) => {
+    const e = els.find((x) => x.dataset.metric === m);
+    return e ? e.dataset.value : undefined;
+  }, metric);
+  return v;
+}
+
+/** Splits a data-metric path into components; a `models.<name>.` prefix keeps the
+ * model name whole (names such as logreg_C0.01 contain dots). */
+export function splitPath(metric, models = []) {
+  if (metric.startsWith('models.')) {
+    const rest = metric.slice('models.'.length);
+    const name = models.filter((m) => rest.startsWith(m + '.')).sort((a, b) => b.length - a.length)[0];
+    if (name) return ['models', name, ...rest.slice(name.length + 1).split('.')];
+  }
+  return metric.split('.');
+}
+
+export function lookup(obj, parts) {
+  let v = obj;
+  for (const p of parts) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = Array.isArray(v) ? v[Number(p)] : v[p];
+    if (v === undefined) return undefined;
+  }
+  return v;
+}
+
+/** The tolerance of a value at `parts` (fixtures README): the longest tolerance key
+ * whose components lead the path's object keys, or a dot-free key equal to the
+ * field's own name, else the default; a `sensitive` entry can widen it or skip it. */
+export function tolerance(exp, parts) {
+  const tol = exp.tolerance || {};
+  const keys = parts.filter((p) => !/^\d+$/.test(p));
+  let best = tol.default || { abs: 1e-10, rel: 1e-9 };
+  let bestLen = 0;
+  for (const [k, t] of Object.entries(tol)) {
+    if (k === 'rule' || k === 'default' || k === 'not_compared' || typeof t !== 'object') continue;
+    const kp = k.split('.');
+    const leads = kp.every((c, i) => keys[i] === c);
+    const own = kp.length === 1 && keys[keys.length - 1] === k;
+    const len = leads ? kp.length : own ? 1 : 0;
+    if (len > bestLen && typeof t.abs === 'number') { best = t; bestLen = len; }
+  }
+  let { abs = 0, rel = 0 } = best;
+  const s = (exp.sensitive || {})[parts.join('.')];
+  if (s === 'any') return null;
+  if (s && typeof s.abs === 'number') abs = Math.max(abs, s.abs);
+  return { abs, rel };
+}
+
+/** Compares one displayed value with its expected value; returns an error text or null. */
+export function compareValue(exp, parts, shown) {
+  const want = lookup(exp, parts);
+  if (want === undefined) return undefined; // not in the fixture
+  if (want === null) return shown === 'null' ? null : `${parts.join('.')}: expected undefined (null), page shows ${shown}`;
+  if (typeof want === 'number') {
+    if (shown === 'null') return `${parts.join('.')}: expected ${want}, page shows undefined`;
+    const got = Number(shown);
+    const t = tolerance(exp, parts);
+    if (t === null) return null;
+    if (Number.isInteger(want) && !String(want).includes('.') && Number.isInteger(got) && ['n', 'bin', 'successes', 'k', 'nonempty_bins'].includes(parts[parts.length - 1])) {
+      return got === want ? null : `${parts.join('.')}: expected ${want}, got ${got}`;
+    }
+    const ok = Math.abs(got - want) <= t.abs + t.rel * Math.abs(want);
+    return ok ? null : `${parts.join('.')}: expected ${want}, got ${got} (tolerance abs ${t.abs} rel ${t.rel})`;
+  }
+  if (typeof want === 'string') return String(shown) === want ? null : `${parts.join('.')}: expected ${want}, got ${shown}`;
+  return undefined;
+}
+
+/** Multi-model fixtures name some values differently from a single audit: the page's
+ * `models.<m>.readings.confidence.width.15.ece` is the fixture's `models.<m>.metrics.confece.width.15`. */
+export function multiAlias(parts) {
+  if (parts[0] !== 'models' || parts.length < 4) return parts;
+  const [, name, ...rest] = parts;
+  const p = rest.join('.');
+  let m;
+  if ((m = p.match(/^readings\.confidence\.(width|mass)\.(\d+)\.(ece|confece)$/))) return ['models', name, 'metrics', 'confece', m[1], m[2]];
+  if ((m = p.match(/^readings\.confidence\.(width|mass)\.(\d+)\.(confce_corr|confce)$/))) return ['models', name, 'metrics', m[3], m[1], m[2]];
+  if ((m = p.match(/^readings\.confidence\.(width|mass)\.(\d+)\.rmsce$/))) return ['models', name, 'metrics', 'rmsce_conf', m[1], m[2]];
+  if ((m = p.match(/^readings\.classwise\.(width|mass)\.(\d+)\.(lince_cw|cwece)$/))) return ['models', name, 'metrics', m[3], m[1], m[2]];
+  if ((m = p.match(/^beyond_ece\.(csr|p_risk|cwa)$/))) return ['models', name, 'binning_free', m[1]];
+  return parts;
+}
+
+/** Compares every displayed value that the fixture has; returns {compared, failures, paths}. */
+export async function compareDisplayed(page, exp, { models = [] } = {}) {
+  const shown = await displayed(page);
+  const failures = [];
+  const paths = new Set();
+  let compared = 0;
+  for (const { metric, value } of shown) {
+    let parts = splitPath(metric, models);
+    if (parts[0] === 'input' && ['file', 'label', 'scores', 'models', 'model_column', 'ignored'].includes(parts[1])) continue;
+    parts = multiAlias(parts);
+    const r = compareValue(exp, parts, value);
+    if (r === undefined) continue;
+    compared += 1;
+    paths.add(metric);
+    if (r) failures.push(r);
+  }
+  return { compared, failures, paths };
+}
+
+/** Sets the bin-count slider to `m` as a person would: focus and keys, then an exact set. */
+export async function setM(page, m) {
+  const steps = (await page.getAttribute('#m-slider', 'data-steps')).split(',').map(Number);
+  const index = steps.indexOf(m);
+  if (index < 0) throw new Error(`m = ${m} is not a slider step`);
+  await page.locator('#m-slider').fill(String(index));
+  await idle(page);
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/** Asserts that every request went to the page's own origin. */
+export function foreignRequests(requests) {
+  const origin = new URL(baseUrl).origin;
+  return requests.filter((u) => !(u.startsWith(origin + '/') || u === origin || u.startsWith('data:') || u.startsWith('blob:' + origin)));
+}

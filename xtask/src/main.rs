@@ -1,0 +1,326 @@
+//! `cargo xtask`: builds the web app into `dist/` and serves it.
+//!
+//! - `cargo xtask dist [--no-opt]`: `cargo build` of the page and the worker for
+//!   wasm32-unknown-unknown (profile `wasm-release`), wasm-bindgen (this crate links
+//!   `wasm-bindgen-cli-support` at exactly the version of Cargo.lock, so no CLI has
+//!   to be installed), `wasm-opt -Oz` from the project-local npm `binaryen` (never a
+//!   system one: Debian's binaryen 108 silently breaks the module), then the static
+//!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm).
+//! - `cargo xtask serve [--port 8080] [--port-file FILE] [--dir dist]`: a small static
+//!   server on 127.0.0.1 with the right MIME types and the page's CSP as a header.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+/// The binaryen version wasm-opt must have (npm `binaryen@132.0.0`).
+const WASM_OPT_VERSION: &str = "version 132";
+
+/// The Content-Security-Policy of every response (index.html carries the same).
+pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dist") => dist(&args[1..]),
+        Some("serve") => serve(&args[1..]),
+        _ => Err(
+            "usage: cargo xtask dist [--no-opt] | serve [--port N] [--port-file F] [--dir D]"
+                .into(),
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn flag_value(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed: {status}"))
+    }
+}
+
+fn dist(args: &[String]) -> Result<(), String> {
+    let root = root();
+    let out = root.join("dist");
+    let started = Instant::now();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("== cargo build (wasm32-unknown-unknown, profile wasm-release)");
+    run(Command::new(&cargo).current_dir(&root).args([
+        "build",
+        "--locked",
+        "--profile",
+        "wasm-release",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "calibscope-app",
+        "--bins",
+    ]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+        .join("wasm32-unknown-unknown/wasm-release");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).map_err(|e| format!("cannot clear dist/: {e}"))?;
+    }
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    for (bin, name) in [("calibscope-app", "app"), ("worker", "worker")] {
+        eprintln!("== wasm-bindgen {bin} -> dist/{name}.js");
+        let mut b = wasm_bindgen_cli_support::Bindgen::new();
+        b.input_path(target.join(format!("{bin}.wasm")))
+            .out_name(name)
+            .typescript(false)
+            .remove_name_section(true)
+            .remove_producers_section(true);
+        b.web(true).map_err(|e| e.to_string())?;
+        b.generate(&out)
+            .map_err(|e| format!("wasm-bindgen {bin}: {e:#}"))?;
+    }
+    let no_opt = args.iter().any(|a| a == "--no-opt");
+    if !no_opt {
+        let wasm_opt = wasm_opt(&root)?;
+        for name in ["app", "worker"] {
+            let file = out.join(format!("{name}_bg.wasm"));
+            eprintln!("== wasm-opt -Oz dist/{name}_bg.wasm");
+            run(Command::new(&wasm_opt)
+                .arg(&file)
+                .arg("-o")
+                .arg(&file)
+                .args([
+                    "-Oz",
+                    "--enable-bulk-memory",
+                    "--enable-nontrapping-float-to-int",
+                    "--enable-sign-ext",
+                    "--enable-mutable-globals",
+                    "--enable-reference-types",
+                    "--enable-multivalue",
+                ]))?;
+        }
+    }
+    copy(&root.join("index.html"), &out.join("index.html"))?;
+    copy(&root.join("assets/favicon.svg"), &out.join("favicon.svg"))?;
+    for f in ["boot.js", "worker_loader.js"] {
+        copy(&root.join("assets/js").join(f), &out.join(f))?;
+    }
+    copy_dir(&root.join("style"), &out.join("style"))?;
+    copy_dir(&root.join("assets/examples"), &out.join("assets/examples"))?;
+    let mut report = String::from("{\n");
+    let mut total_gz = 0usize;
+    for name in ["app", "worker"] {
+        let bytes =
+            std::fs::read(out.join(format!("{name}_bg.wasm"))).map_err(|e| e.to_string())?;
+        let gz = gzip_size(&bytes);
+        total_gz += gz;
+        eprintln!(
+            "   {name}_bg.wasm: {} bytes, {} bytes gzipped",
+            bytes.len(),
+            gz
+        );
+        report.push_str(&format!(
+            "  \"{name}\": {{\"bytes\": {}, \"gzip\": {gz}}},\n",
+            bytes.len()
+        ));
+    }
+    report.push_str(&format!("  \"total_gzip\": {total_gz}\n}}\n"));
+    std::fs::write(out.join("sizes.json"), report).map_err(|e| e.to_string())?;
+    eprintln!(
+        "== dist/ ready in {:.0} s; wasm total {} KB gzipped{}",
+        started.elapsed().as_secs_f64(),
+        total_gz / 1000,
+        if no_opt { " (not optimised)" } else { "" }
+    );
+    Ok(())
+}
+
+/// The project-local wasm-opt (npm `binaryen`), checked to be version 132.
+fn wasm_opt(root: &Path) -> Result<PathBuf, String> {
+    let path = root.join("node_modules/.bin/wasm-opt");
+    if !path.exists() {
+        return Err(format!(
+            "{} not found: run `npm ci` at the repository root (installs binaryen@132 locally), or pass --no-opt",
+            path.display()
+        ));
+    }
+    let out = Command::new(&path)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout).to_string();
+    if !version.contains(WASM_OPT_VERSION) {
+        return Err(format!(
+            "{} is {:?}, expected binaryen {WASM_OPT_VERSION}",
+            path.display(),
+            version.trim()
+        ));
+    }
+    Ok(path)
+}
+
+/// Size of the gzip file of `bytes` at level 9 (deflate + 18 bytes of framing).
+fn gzip_size(bytes: &[u8]) -> usize {
+    miniz_oxide::deflate::compress_to_vec(bytes, 9).len() + 18
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()))?;
+        } else {
+            copy(&path, &to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+fn serve(args: &[String]) -> Result<(), String> {
+    let port: u16 = flag_value(args, "--port")
+        .map(|p| p.parse().map_err(|_| format!("bad port {p:?}")))
+        .transpose()?
+        .unwrap_or(8080);
+    let dir = flag_value(args, "--dir")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("dist"));
+    if !dir.join("index.html").exists() {
+        return Err(format!(
+            "{} has no index.html: run `cargo xtask dist` first",
+            dir.display()
+        ));
+    }
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    if let Some(f) = flag_value(args, "--port-file") {
+        std::fs::write(&f, format!("{port}\n")).map_err(|e| format!("{f}: {e}"))?;
+    }
+    eprintln!(
+        "== serving {} on http://127.0.0.1:{port}/ (Ctrl-C to stop)",
+        dir.display()
+    );
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let _ = handle(stream, &dir);
+        });
+    }
+    Ok(())
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "csv" => "text/csv; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        _ => "application/octet-stream",
+    }
+}
+
+fn handle(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let mut parts = line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+        let mut content_length = 0usize;
+        let mut close = false;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header)? == 0 {
+                return Ok(());
+            }
+            let h = header.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            let lower = h.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                content_length = v.trim().parse().unwrap_or(0);
+            }
+            if lower.starts_with("connection:") && lower.contains("close") {
+                close = true;
+            }
+        }
+        if content_length > 0 {
+            let mut body = vec![0u8; content_length.min(1 << 20)];
+            reader.read_exact(&mut body)?;
+        }
+        let path = target.split(['?', '#']).next().unwrap_or("/");
+        let rel = path.trim_start_matches('/');
+        let rel = if rel.is_empty() { "index.html" } else { rel };
+        let safe = !rel.split('/').any(|c| c == ".." || c.contains('\\'));
+        let file = dir.join(rel);
+        let (status, ctype, body) = if method != "GET" && method != "HEAD" {
+            (
+                "405 Method Not Allowed",
+                "text/plain",
+                b"method not allowed".to_vec(),
+            )
+        } else if !safe {
+            ("400 Bad Request", "text/plain", b"bad path".to_vec())
+        } else {
+            match std::fs::read(&file) {
+                Ok(bytes) if file.is_file() => ("200 OK", content_type(&file), bytes),
+                _ => ("404 Not Found", "text/plain", b"not found".to_vec()),
+            }
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: {CSP}\r\n{}\r\n",
+            body.len(),
+            if close { "Connection: close\r\n" } else { "" }
+        );
+        stream.write_all(head.as_bytes())?;
+        if method != "HEAD" {
+            stream.write_all(&body)?;
+        }
+        stream.flush()?;
+        if close {
+            return Ok(());
+        }
+    }
+}
