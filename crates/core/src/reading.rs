@@ -147,6 +147,12 @@ impl<'a> ProbView<'a> {
         (best as u32, best_p)
     }
 
+    /// Per row `(max, Σ exp(z - max))` of a logit matrix (`None` for other inputs):
+    /// `p_i^(r) = exp(z_i^(r) - max_i) / sum_i`.
+    pub fn softmax_rows(&self) -> Option<&[(f64, f64)]> {
+        self.softmax.as_deref()
+    }
+
     /// `log Σ_r exp(z_r)` of row `i` of a logit matrix (`None` for other inputs).
     #[inline]
     pub fn log_sum_exp(&self, i: usize) -> Option<f64> {
