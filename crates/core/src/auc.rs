@@ -134,13 +134,20 @@ pub fn weighted_auc(column: &SortedColumn) -> Option<f64> {
 
 /// [`auc`] and (when `WEIGHTED`) [`weighted_auc`] accumulated in one pass over a
 /// column in sorted order, without gathering it: the same tie groups and the same
-/// sums in the same order, so the results are identical bit for bit.
+/// sums in the same order, so the results are identical bit for bit (for finite,
+/// positive weights, such as the audit's clipped confidences: a group of one
+/// sample skips the additions of an exact `0.0`, which only a sum holding `-0.0`
+/// or an infinity would notice).
 #[derive(Clone, Debug)]
 pub struct AucBuilder<const WEIGHTED: bool> {
     /// The current tie group's score (NaN before the first push).
     value: f64,
     group_pos: u64,
     group_neg: u64,
+    /// The group's first sample: its weight and outcome (its weight enters the
+    /// group sums only when a second sample joins).
+    first_weight: f64,
+    first_positive: bool,
     group_w_pos: Sum,
     group_w_neg: Sum,
     negatives_below: u64,
@@ -157,6 +164,8 @@ impl<const WEIGHTED: bool> Default for AucBuilder<WEIGHTED> {
             value: f64::NAN,
             group_pos: 0,
             group_neg: 0,
+            first_weight: 0.0,
+            first_positive: false,
             group_w_pos: Sum::new(),
             group_w_neg: Sum::new(),
             negatives_below: 0,
@@ -173,20 +182,34 @@ impl<const WEIGHTED: bool> AucBuilder<WEIGHTED> {
     /// Adds the next score in ascending order, its outcome and weight.
     #[inline(always)]
     pub fn push(&mut self, score: f64, positive: bool, weight: f64) {
+        debug_assert!(!WEIGHTED || (weight > 0.0 && weight.is_finite()));
         if score != self.value {
             self.flush();
             self.value = score;
         }
+        if WEIGHTED {
+            match self.group_pos + self.group_neg {
+                0 => {
+                    self.first_weight = weight;
+                    self.first_positive = positive;
+                }
+                1 => {
+                    self.add_to_group(self.first_positive, self.first_weight);
+                    self.add_to_group(positive, weight);
+                }
+                _ => self.add_to_group(positive, weight),
+            }
+        }
+        self.group_pos += positive as u64;
+        self.group_neg += !positive as u64;
+    }
+
+    #[inline(always)]
+    fn add_to_group(&mut self, positive: bool, weight: f64) {
         if positive {
-            self.group_pos += 1;
-            if WEIGHTED {
-                self.group_w_pos.add(weight);
-            }
+            self.group_w_pos.add(weight);
         } else {
-            self.group_neg += 1;
-            if WEIGHTED {
-                self.group_w_neg.add(weight);
-            }
+            self.group_w_neg.add(weight);
         }
     }
 
@@ -202,6 +225,17 @@ impl<const WEIGHTED: bool> AucBuilder<WEIGHTED> {
         self.group_pos = 0;
         self.group_neg = 0;
         if WEIGHTED {
+            if pos + neg == 1 {
+                // the group sums would be (w, 0) or (0, w)
+                let w = self.first_weight;
+                if pos == 1 {
+                    self.w_wins.add(w * self.w_neg_below.value());
+                    self.w_pos_total.add(w);
+                } else {
+                    self.w_neg_below.add(w);
+                }
+                return;
+            }
             let (wp, wn) = (self.group_w_pos.value(), self.group_w_neg.value());
             self.w_wins.add(wp * (self.w_neg_below.value() + 0.5 * wn));
             self.w_neg_below.add(wn);

@@ -219,22 +219,33 @@ fn larger_sets_agree() {
                 "n = {n}"
             );
         }
-        let k = 7;
-        let z: Vec<f64> = (0..n * k).map(|_| (uniform() * 6.0).floor()).collect();
-        let y: Vec<u32> = (0..n).map(|_| (uniform() * k as f64) as u32).collect();
-        let set = PredictionSet {
-            labels: y,
-            scores: Scores::Matrix {
-                values: store(z, true),
-                k,
-                source: Source::Logits,
-            },
-            k,
-        };
-        assert_eq!(
-            format!("{:?}", Audit::compute(&set, &settings)),
-            format!("{:?}", Audit::compute_general(&set, &settings)),
-            "n = {n}"
-        );
+        // more classes than one block of the class-major copy, a partial last block
+        for (k, f32_storage) in [(7, true), (19, false), (19, true)] {
+            let z: Vec<f64> = (0..n * k).map(|_| (uniform() * 6.0).floor()).collect();
+            let y: Vec<u32> = (0..n).map(|_| (uniform() * k as f64) as u32).collect();
+            let probs: Vec<f64> = z
+                .chunks_exact(k)
+                .flat_map(|row| {
+                    let total: f64 = row.iter().map(|z| z + 1.0).sum();
+                    row.iter().map(move |z| (z + 1.0) / total)
+                })
+                .collect();
+            for (values, source) in [(z, Source::Logits), (probs, Source::Probs)] {
+                let set = PredictionSet {
+                    labels: y.clone(),
+                    scores: Scores::Matrix {
+                        values: store(values, f32_storage),
+                        k,
+                        source,
+                    },
+                    k,
+                };
+                assert_eq!(
+                    format!("{:?}", Audit::compute(&set, &settings)),
+                    format!("{:?}", Audit::compute_general(&set, &settings)),
+                    "n = {n}, k = {k}, {source:?}"
+                );
+            }
+        }
     }
 }
