@@ -116,6 +116,66 @@ fn sort_and_gather(
     }
 }
 
+/// Samples gathered per chunk by [`visit_sorted`].
+const CHUNK: usize = 2048;
+
+/// Sorts `items` and calls `visit(payload, score, extra)` for every sample in exact
+/// sorted order (ascending score, ties by index), where `fetch(index)` gives a
+/// sample's `(score, extra)`. Works in chunks: a chunk's samples are gathered in a
+/// loop of their own (independent loads, so cache misses overlap), its runs of
+/// equal `f32` keys (never split across chunks) re-ordered by the exact score, then
+/// visited; the gather buffer stays small.
+fn visit_sorted<E: Copy>(
+    sorter: &mut RadixSorter,
+    items: &mut Vec<u64>,
+    buffer: &mut Vec<(f64, E, u32)>,
+    fetch: impl Fn(usize) -> (f64, E),
+    mut visit: impl FnMut(u32, f64, E),
+) {
+    sorter.sort(items);
+    let n = items.len();
+    let mut start = 0;
+    while start < n {
+        let mut end = (start + CHUNK).min(n);
+        while end < n && radix::key_of(items[end]) == radix::key_of(items[end - 1]) {
+            end += 1;
+        }
+        let chunk = &items[start..end];
+        buffer.clear();
+        buffer.extend(chunk.iter().map(|&x| {
+            let p = radix::payload_of(x);
+            let (u, e) = fetch(index_of(p));
+            (u, e, p)
+        }));
+        let mut j = 0;
+        while j + 1 < chunk.len() {
+            let key = radix::key_of(chunk[j]);
+            if radix::key_of(chunk[j + 1]) != key {
+                j += 1;
+                continue;
+            }
+            let mut run_end = j + 2;
+            while run_end < chunk.len() && radix::key_of(chunk[run_end]) == key {
+                run_end += 1;
+            }
+            let exact = |a: &(f64, E, u32), b: &(f64, E, u32)| {
+                (a.0 + 0.0)
+                    .total_cmp(&(b.0 + 0.0))
+                    .then((a.2 & INDEX).cmp(&(b.2 & INDEX)))
+            };
+            let run = &mut buffer[j..run_end];
+            if !run.windows(2).all(|w| exact(&w[0], &w[1]).is_le()) {
+                run.sort_unstable_by(exact);
+            }
+            j = run_end;
+        }
+        for &(u, e, p) in buffer.iter() {
+            visit(p, u, e);
+        }
+        start = end;
+    }
+}
+
 /// The binning index of one reading under construction: sparse for the usual
 /// handful of bin counts, full prefix sums when the plan is large.
 enum IndexBuilder<'p> {
@@ -327,11 +387,13 @@ fn confidence_reading(
     settings: &AuditSettings,
 ) -> ReadingReport {
     let mut index = IndexBuilder::new(plan);
-    let mut sorted = Vec::with_capacity(items.len());
-    sort_and_gather(sorter, items, &mut sorted, |p| confidence(index_of(p)));
-    for (&x, &c) in items.iter().zip(&sorted) {
-        index.push(c, outcome_of(radix::payload_of(x)));
-    }
+    visit_sorted(
+        sorter,
+        items,
+        &mut Vec::with_capacity(CHUNK),
+        |i| (confidence(i), ()),
+        |p, c, ()| index.push(c, outcome_of(p)),
+    );
     // the Brier score is filled in from the sample-order sum by `assemble`
     reading_report(index.finish().source(), None, settings, true)
 }
@@ -462,6 +524,30 @@ fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
 /// per scalar).
 const BLOCK: usize = 8;
 
+/// How many rows ahead the class-major copy prefetches: rows are `k` scalars
+/// apart, a stride the hardware prefetchers do not follow.
+const PREFETCH_ROWS: usize = 16;
+
+/// Hints the cache lines of `v[start..start + len]` into L1 (no-op past the end,
+/// and on other architectures).
+#[inline(always)]
+fn prefetch<T>(v: &[T], start: usize, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if start + len <= v.len() {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let first = v[start..].as_ptr() as *const i8;
+        let last = v[start + len - 1..].as_ptr() as *const i8;
+        // SAFETY: prefetching has no effect on memory or on program state; the
+        // addresses are inside `v` anyway. SSE is part of the x86-64 baseline.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, start, len);
+}
+
 /// Every class reading of a matrix, in class order: `visit(report, roc)`.
 #[allow(clippy::too_many_arguments)]
 fn class_readings<T: Real>(
@@ -479,13 +565,16 @@ fn class_readings<T: Real>(
     let n = labels.len();
     let binary = k == 2;
     let mut block: Vec<T> = Vec::with_capacity(BLOCK.min(k) * n);
-    let mut column = vec![0.0f64; n];
-    let (mut sorted, mut sorted_weight) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    // per sample: the current class's forecast and the weight, side by side so
+    // the gather in sorted order fetches both with one cache miss
+    let mut forecast_weight: Vec<(f64, f64)> = weight.iter().map(|&w| (0.0, w)).collect();
+    let mut buffer = Vec::with_capacity(CHUNK);
     for r0 in (0..k).step_by(BLOCK) {
         let width = BLOCK.min(k - r0);
         block.clear();
         block.resize(width * n, v[0]);
         for (i, row) in v.chunks_exact(k).enumerate() {
+            prefetch(v, (i + PREFETCH_ROWS) * k + r0, width);
             for (c, &z) in row[r0..r0 + width].iter().enumerate() {
                 block[c * n + i] = z;
             }
@@ -494,26 +583,24 @@ fn class_readings<T: Real>(
             let r = r0 + c;
             items.clear();
             let mut brier = Sum::new();
-            let mut add = |i: usize, u: f64, p: &mut f64, y: u32| {
-                *p = u;
+            for (i, ((z, fw), &y)) in z
+                .iter()
+                .zip(forecast_weight.iter_mut())
+                .zip(labels)
+                .enumerate()
+            {
+                // p = softmax(z)_r as ProbView::class_column, or the probability
+                let u = match rows {
+                    Some(rows) => {
+                        let (max, sum) = rows[i];
+                        (z.to_f64() - max).exp() / sum
+                    }
+                    None => z.to_f64(),
+                };
+                fw.0 = u;
                 let o = y as usize == r;
                 brier.add(sq(u, o));
                 items.push(radix::item(radix::order_key(u), payload(i, o)));
-            };
-            match rows {
-                // p = softmax(z)_r, as ProbView::class_column
-                Some(rows) => {
-                    for (i, (((z, &(max, sum)), p), &y)) in
-                        z.iter().zip(rows).zip(&mut column).zip(labels).enumerate()
-                    {
-                        add(i, (z.to_f64() - max).exp() / sum, p, y);
-                    }
-                }
-                None => {
-                    for (i, ((z, p), &y)) in z.iter().zip(&mut column).zip(labels).enumerate() {
-                        add(i, z.to_f64(), p, y);
-                    }
-                }
             }
             let positive = binary && r == 1;
             let plan = if positive {
@@ -522,16 +609,13 @@ fn class_readings<T: Real>(
                 class_plan
             };
             let mut pass = ClassPass::new(plan, positive, positive && settings.roc_curve);
-            sort_and_gather(sorter, items, &mut sorted, |p| column[index_of(p)]);
-            sorted_weight.clear();
-            sorted_weight.extend(
-                items
-                    .iter()
-                    .map(|&x| weight[index_of(radix::payload_of(x))]),
+            visit_sorted(
+                sorter,
+                items,
+                &mut buffer,
+                |i| forecast_weight[i],
+                |p, u, w| pass.push(u, outcome_of(p), w),
             );
-            for ((&x, &u), &w) in items.iter().zip(&sorted).zip(&sorted_weight) {
-                pass.push(u, outcome_of(radix::payload_of(x)), w);
-            }
             let (report, roc) = pass.finish(Some(brier.value() / n as f64), settings);
             visit(report, roc);
         }
