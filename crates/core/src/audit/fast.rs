@@ -441,36 +441,56 @@ fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
     let k = set.k;
     let labels = &set.labels;
     let (class_plan, reliability_plan) = plans(n, settings);
-    let view = ProbView::new(set).expect("a matrix has probabilities");
     let Scores::Matrix { values, source, .. } = &set.scores else {
         unreachable!("matrix() takes matrix sets")
     };
 
-    // sample order: top labels and every sample-order sum but the class Brier scores
+    // sample order: top labels and every sample-order sum but the class Brier
+    // scores; for logits also the softmax rows (one pass over the matrix)
     let mut sums = ConfidenceSums::default();
     let mut confusion = ConfusionAccumulator::new(k);
     let mut nll = Sum::new();
     let mut confidence = Vec::with_capacity(n);
     let mut items = Vec::with_capacity(n);
-    for (i, &y) in labels.iter().enumerate() {
-        let (r, c) = view.top(i);
+    let mut add = |i: usize, r: u32, c: f64, y: u32, nll_term: f64| {
         let z = r == y;
         sums.add(c, z);
         confusion.add(r, c, y);
-        match source {
-            Source::Logits => {
-                nll.add(view.log_sum_exp(i).expect("logits") - values.get(i * k + y as usize))
-            }
-            _ => nll.add(
-                -view
-                    .prob(i, y as usize)
-                    .clamp(NLL_CLIP, 1.0 - NLL_CLIP)
-                    .ln(),
-            ),
-        }
+        nll.add(nll_term);
         confidence.push(c);
         items.push(radix::item(radix::order_key(c), payload(i, z)));
-    }
+    };
+    let rows = match source {
+        Source::Logits => Some(crate::with_values!(values, |v| {
+            let mut rows = Vec::with_capacity(n);
+            for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
+                let (max, sum) = reading::softmax_row(row);
+                rows.push((max, sum));
+                // as ProbView::top and ProbView::log_sum_exp
+                let (r, c) = if k == 2 {
+                    let p1 = (row[1].to_f64() - max).exp() / sum;
+                    if p1 >= 0.5 {
+                        (1, p1)
+                    } else {
+                        (0, (row[0].to_f64() - max).exp() / sum)
+                    }
+                } else {
+                    reading::top_of_logit_row(row, max, sum)
+                };
+                add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64());
+            }
+            rows
+        })),
+        _ => {
+            let view = ProbView::new(set).expect("a matrix has probabilities");
+            for (i, &y) in labels.iter().enumerate() {
+                let (r, c) = view.top(i);
+                let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
+                add(i, r, c, y, -p.ln());
+            }
+            None
+        }
+    };
     let mut sorter = RadixSorter::new();
     let confidence_report = confidence_reading(
         &mut sorter,
@@ -487,11 +507,10 @@ fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
     }
     let mut classes = Vec::with_capacity(k);
     let mut roc_class1 = None;
-    let rows = view.softmax_rows();
     crate::with_values!(values, |v| class_readings(
         v,
         k,
-        rows,
+        rows.as_deref(),
         labels,
         &weight,
         &mut sorter,
