@@ -15,8 +15,18 @@
 //!   onto one value, and reversing turns index-ordered ties around, so every run of
 //!   equal `1 - u` is put back in index order (exact, not approximate).
 //!
+//! * Matrices: one pass over the rows (softmax row, top label, NLL), then one pass
+//!   per class down the columns with software prefetch (the row stride defeats the
+//!   hardware prefetcher); the sorted pass gathers in chunks, from one array of
+//!   per-sample state, so each sample costs one cache miss.
+//!
 //! The outcome of a sample rides in the top bit of its sort item's payload, so
 //! passes in sorted order gather only the forecast.
+//!
+//! Memory beyond the input, per sample: binary one-column sets 32 bytes at the
+//! peak (forecasts, sort items and scratch, sorted forecasts), logit matrices 40
+//! (`[p, max, sum]`, sort items, scratch), probability matrices 32 (`(p, w)`, sort
+//! items, scratch), plus O(bins + chunk) (measured by `examples/memory_audit.rs`).
 
 use super::{brier_sum, Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
 use crate::auc::{self, AucBuilder, SortedColumn};
@@ -117,7 +127,7 @@ fn sort_and_gather(
 }
 
 /// Samples gathered per chunk by [`visit_sorted`].
-const CHUNK: usize = 2048;
+const CHUNK: usize = 1024;
 
 /// Sorts `items` and calls `visit(payload, score, extra)` for every sample in exact
 /// sorted order (ascending score, ties by index), where `fetch(index)` gives a
@@ -437,60 +447,135 @@ fn top_label(
 }
 
 fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
-    let n = set.n();
-    let k = set.k;
-    let labels = &set.labels;
-    let (class_plan, reliability_plan) = plans(n, settings);
     let Scores::Matrix { values, source, .. } = &set.scores else {
         unreachable!("matrix() takes matrix sets")
     };
+    match source {
+        Source::Logits => crate::with_values!(values, |v| logit_matrix(set, v, settings)),
+        _ => crate::with_values!(values, |v| probability_matrix(set, v, settings)),
+    }
+}
 
-    // sample order: top labels and every sample-order sum but the class Brier
-    // scores; for logits also the softmax rows (one pass over the matrix)
-    let mut sums = ConfidenceSums::default();
-    let mut confusion = ConfusionAccumulator::new(k);
-    let mut nll = Sum::new();
+/// The sample-order sums of a matrix set.
+struct MatrixSums {
+    confidence: ConfidenceSums,
+    confusion: ConfusionAccumulator,
+    nll: Sum,
+}
+
+impl MatrixSums {
+    fn new(k: usize) -> Self {
+        MatrixSums {
+            confidence: ConfidenceSums::default(),
+            confusion: ConfusionAccumulator::new(k),
+            nll: Sum::new(),
+        }
+    }
+
+    /// Adds sample `i` (top label `r`, confidence `c`, label `y`) and returns its
+    /// sort item in the confidence reading.
+    #[inline(always)]
+    fn add(&mut self, i: usize, r: u32, c: f64, y: u32, nll_term: f64) -> u64 {
+        let z = r == y;
+        self.confidence.add(c, z);
+        self.confusion.add(r, c, y);
+        self.nll.add(nll_term);
+        radix::item(radix::order_key(c), payload(i, z))
+    }
+
+    fn finish(
+        self,
+        set: &PredictionSet,
+        confidence: ReadingReport,
+        classes: Vec<ClassReport>,
+        roc_class1: Option<Vec<auc::RocPoint>>,
+    ) -> Audit {
+        assemble(
+            set,
+            Parts {
+                sums: self.confidence,
+                confidence,
+                classes,
+                confusion: self.confusion.finish(),
+                nll: Some(self.nll.value() / set.n() as f64),
+                roc_class1,
+            },
+        )
+    }
+}
+
+/// A logit matrix. Per sample the class pass keeps `[p, max, sum]` (its softmax
+/// row and the current class's probability): the top-label confidence is
+/// `exp(max - max) / sum = 1 / sum` (the top class holds the max logit; for
+/// `k = 2` the prediction `p1 >= 0.5` picks it too), so the weights need no array
+/// of their own. 40 bytes per sample with the sort items and their scratch.
+fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings) -> Audit {
+    let (n, k, labels) = (set.n(), set.k, &set.labels);
+    let (class_plan, reliability_plan) = plans(n, settings);
+    let mut sums = MatrixSums::new(k);
+    let mut state: Vec<[f64; 3]> = Vec::with_capacity(n);
+    let mut items = Vec::with_capacity(n);
+    for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
+        let (max, sum) = reading::softmax_row(row);
+        state.push([0.0, max, sum]);
+        // as ProbView::top and ProbView::log_sum_exp
+        let (r, c) = if k == 2 {
+            let p1 = (row[1].to_f64() - max).exp() / sum;
+            if p1 >= 0.5 {
+                (1, p1)
+            } else {
+                (0, (row[0].to_f64() - max).exp() / sum)
+            }
+        } else {
+            reading::top_of_logit_row(row, max, sum)
+        };
+        debug_assert_eq!(c, 1.0 / sum);
+        items.push(sums.add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64()));
+    }
+    let mut sorter = RadixSorter::new();
+    let confidence = confidence_reading(
+        &mut sorter,
+        &mut items,
+        |i| 1.0 / state[i][2],
+        &reliability_plan,
+        settings,
+    );
+    let mut classes = Vec::with_capacity(k);
+    let mut roc_class1 = None;
+    class_readings(
+        v,
+        k,
+        labels,
+        &mut state,
+        |s, z| (z - s[1]).exp() / s[2],
+        |s, u| s[0] = u,
+        |s| (s[0], beyond::clip_confidence(1.0 / s[2])),
+        (&mut sorter, &mut items),
+        (&class_plan, &reliability_plan),
+        settings,
+        |report, roc| {
+            roc_class1 = roc.or(roc_class1.take());
+            classes.push(report)
+        },
+    );
+    sums.finish(set, confidence, classes, roc_class1)
+}
+
+/// A probability matrix. Per sample the class pass keeps `(p, w)`: the current
+/// class's probability and the clipped confidence.
+fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings) -> Audit {
+    let (n, k, labels) = (set.n(), set.k, &set.labels);
+    let (class_plan, reliability_plan) = plans(n, settings);
+    let view = ProbView::new(set).expect("a matrix has probabilities");
+    let mut sums = MatrixSums::new(k);
     let mut confidence = Vec::with_capacity(n);
     let mut items = Vec::with_capacity(n);
-    let mut add = |i: usize, r: u32, c: f64, y: u32, nll_term: f64| {
-        let z = r == y;
-        sums.add(c, z);
-        confusion.add(r, c, y);
-        nll.add(nll_term);
+    for (i, &y) in labels.iter().enumerate() {
+        let (r, c) = view.top(i);
+        let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
         confidence.push(c);
-        items.push(radix::item(radix::order_key(c), payload(i, z)));
-    };
-    let rows = match source {
-        Source::Logits => Some(crate::with_values!(values, |v| {
-            let mut rows = Vec::with_capacity(n);
-            for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
-                let (max, sum) = reading::softmax_row(row);
-                rows.push((max, sum));
-                // as ProbView::top and ProbView::log_sum_exp
-                let (r, c) = if k == 2 {
-                    let p1 = (row[1].to_f64() - max).exp() / sum;
-                    if p1 >= 0.5 {
-                        (1, p1)
-                    } else {
-                        (0, (row[0].to_f64() - max).exp() / sum)
-                    }
-                } else {
-                    reading::top_of_logit_row(row, max, sum)
-                };
-                add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64());
-            }
-            rows
-        })),
-        _ => {
-            let view = ProbView::new(set).expect("a matrix has probabilities");
-            for (i, &y) in labels.iter().enumerate() {
-                let (r, c) = view.top(i);
-                let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
-                add(i, r, c, y, -p.ln());
-            }
-            None
-        }
-    };
+        items.push(sums.add(i, r, c, y, -p.ln()));
+    }
     let mut sorter = RadixSorter::new();
     let confidence_report = confidence_reading(
         &mut sorter,
@@ -499,145 +584,101 @@ fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
         &reliability_plan,
         settings,
     );
-
-    // the class readings' weights: the clipped confidences
-    let mut weight = confidence;
-    for c in weight.iter_mut() {
-        *c = beyond::clip_confidence(*c);
-    }
+    let mut state: Vec<(f64, f64)> = confidence
+        .iter()
+        .map(|&c| (0.0, beyond::clip_confidence(c)))
+        .collect();
+    drop(confidence);
     let mut classes = Vec::with_capacity(k);
     let mut roc_class1 = None;
-    crate::with_values!(values, |v| class_readings(
+    class_readings(
         v,
         k,
-        rows.as_deref(),
         labels,
-        &weight,
-        &mut sorter,
-        &mut items,
+        &mut state,
+        |_, p| p,
+        |s, u| s.0 = u,
+        |&s| s,
+        (&mut sorter, &mut items),
         (&class_plan, &reliability_plan),
         settings,
         |report, roc| {
-            if roc.is_some() {
-                roc_class1 = roc;
-            }
+            roc_class1 = roc.or(roc_class1.take());
             classes.push(report)
-        }
-    ));
-    assemble(
-        set,
-        Parts {
-            sums,
-            confidence: confidence_report,
-            classes,
-            confusion: confusion.finish(),
-            nll: Some(nll.value() / n as f64),
-            roc_class1,
         },
-    )
+    );
+    sums.finish(set, confidence_report, classes, roc_class1)
 }
 
-/// Classes per pass over the score matrix: each pass copies `BLOCK` columns into a
-/// class-major buffer, so a class's forecasts are computed from contiguous memory
-/// instead of one scalar per matrix row (one cache line fetched per 8 scalars, not
-/// per scalar).
-const BLOCK: usize = 8;
-
-/// How many rows ahead the class-major copy prefetches: rows are `k` scalars
-/// apart, a stride the hardware prefetchers do not follow.
+/// How many rows ahead the class pass prefetches: rows are `k` scalars apart, a
+/// stride the hardware prefetchers do not follow.
 const PREFETCH_ROWS: usize = 16;
 
-/// Hints the cache lines of `v[start..start + len]` into L1 (no-op past the end,
-/// and on other architectures).
+/// Hints the cache line of `v[at]` into L1 (no-op past the end, and on other
+/// architectures).
 #[inline(always)]
-fn prefetch<T>(v: &[T], start: usize, len: usize) {
+fn prefetch<T>(v: &[T], at: usize) {
     #[cfg(target_arch = "x86_64")]
-    if start + len <= v.len() {
+    if let Some(x) = v.get(at) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let first = v[start..].as_ptr() as *const i8;
-        let last = v[start + len - 1..].as_ptr() as *const i8;
-        // SAFETY: prefetching has no effect on memory or on program state; the
-        // addresses are inside `v` anyway. SSE is part of the x86-64 baseline.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(first);
-            _mm_prefetch::<_MM_HINT_T0>(last);
-        }
+        // SAFETY: prefetching has no effect on memory or on program state (and the
+        // address is inside `v` anyway); SSE is part of the x86-64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, start, len);
+    let _ = (v, at);
 }
 
-/// Every class reading of a matrix, in class order: `visit(report, roc)`.
+/// Every class reading of a matrix, in class order: `visit(report, roc)`. Per
+/// sample, `state` holds what `prob(state, z)` needs to turn the sample's score
+/// `z` of a class into its probability, `store` keeps that probability in the
+/// state, and `fetch` returns `(probability, weight)` from it for the pass in
+/// sorted order (one cache miss per sample).
 #[allow(clippy::too_many_arguments)]
-fn class_readings<T: Real>(
+fn class_readings<T: Real, S>(
     v: &[T],
     k: usize,
-    rows: Option<&[(f64, f64)]>,
     labels: &[u32],
-    weight: &[f64],
-    sorter: &mut RadixSorter,
-    items: &mut Vec<u64>,
+    state: &mut [S],
+    prob: impl Fn(&S, f64) -> f64,
+    store: impl Fn(&mut S, f64),
+    fetch: impl Fn(&S) -> (f64, f64),
+    (sorter, items): (&mut RadixSorter, &mut Vec<u64>),
     (class_plan, reliability_plan): (&BinPlan, &BinPlan),
     settings: &AuditSettings,
     mut visit: impl FnMut(ClassReport, Option<Vec<auc::RocPoint>>),
 ) {
     let n = labels.len();
     let binary = k == 2;
-    let mut block: Vec<T> = Vec::with_capacity(BLOCK.min(k) * n);
-    // per sample: the current class's forecast and the weight, side by side so
-    // the gather in sorted order fetches both with one cache miss
-    let mut forecast_weight: Vec<(f64, f64)> = weight.iter().map(|&w| (0.0, w)).collect();
     let mut buffer = Vec::with_capacity(CHUNK);
-    for r0 in (0..k).step_by(BLOCK) {
-        let width = BLOCK.min(k - r0);
-        block.clear();
-        block.resize(width * n, v[0]);
-        for (i, row) in v.chunks_exact(k).enumerate() {
-            prefetch(v, (i + PREFETCH_ROWS) * k + r0, width);
-            for (c, &z) in row[r0..r0 + width].iter().enumerate() {
-                block[c * n + i] = z;
-            }
+    for r in 0..k {
+        items.clear();
+        let mut brier = Sum::new();
+        for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
+            prefetch(v, (i + PREFETCH_ROWS) * k + r);
+            // p = softmax(z)_r as ProbView::class_column, or the probability
+            let u = prob(s, v[i * k + r].to_f64());
+            store(s, u);
+            let o = y as usize == r;
+            brier.add(sq(u, o));
+            items.push(radix::item(radix::order_key(u), payload(i, o)));
         }
-        for (c, z) in block.chunks_exact(n).enumerate() {
-            let r = r0 + c;
-            items.clear();
-            let mut brier = Sum::new();
-            for (i, ((z, fw), &y)) in z
-                .iter()
-                .zip(forecast_weight.iter_mut())
-                .zip(labels)
-                .enumerate()
-            {
-                // p = softmax(z)_r as ProbView::class_column, or the probability
-                let u = match rows {
-                    Some(rows) => {
-                        let (max, sum) = rows[i];
-                        (z.to_f64() - max).exp() / sum
-                    }
-                    None => z.to_f64(),
-                };
-                fw.0 = u;
-                let o = y as usize == r;
-                brier.add(sq(u, o));
-                items.push(radix::item(radix::order_key(u), payload(i, o)));
-            }
-            let positive = binary && r == 1;
-            let plan = if positive {
-                reliability_plan
-            } else {
-                class_plan
-            };
-            let mut pass = ClassPass::new(plan, positive, positive && settings.roc_curve);
-            visit_sorted(
-                sorter,
-                items,
-                &mut buffer,
-                |i| forecast_weight[i],
-                |p, u, w| pass.push(u, outcome_of(p), w),
-            );
-            let (report, roc) = pass.finish(Some(brier.value() / n as f64), settings);
-            visit(report, roc);
-        }
+        let positive = binary && r == 1;
+        let plan = if positive {
+            reliability_plan
+        } else {
+            class_plan
+        };
+        let mut pass = ClassPass::new(plan, positive, positive && settings.roc_curve);
+        visit_sorted(
+            sorter,
+            items,
+            &mut buffer,
+            |i| fetch(&state[i]),
+            |p, u, w| pass.push(u, outcome_of(p), w),
+        );
+        let (report, roc) = pass.finish(Some(brier.value() / n as f64), settings);
+        visit(report, roc);
     }
 }
 
