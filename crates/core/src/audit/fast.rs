@@ -24,9 +24,10 @@
 //! passes in sorted order gather only the forecast.
 //!
 //! Memory beyond the input, per sample: binary one-column sets 32 bytes at the
-//! peak (forecasts, sort items and scratch, sorted forecasts), logit matrices 40
-//! (`[p, max, sum]`, sort items, scratch), probability matrices 32 (`(p, w)`, sort
-//! items, scratch), plus O(bins + chunk) (measured by `examples/memory_audit.rs`).
+//! peak (forecasts, sort items and scratch, sorted forecasts), `f32` logit
+//! matrices 36 (`(p, sum)`, the row max, sort items, scratch; 40 for `f64`),
+//! probability matrices 32 (`(p, w)`, sort items, scratch), plus O(bins + chunk)
+//! (measured by `examples/memory_audit.rs`).
 
 use super::{brier_sum, Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
 use crate::auc::{self, AucBuilder, SortedColumn};
@@ -504,20 +505,29 @@ impl MatrixSums {
     }
 }
 
-/// A logit matrix. Per sample the class pass keeps `[p, max, sum]` (its softmax
-/// row and the current class's probability): the top-label confidence is
-/// `exp(max - max) / sum = 1 / sum` (the top class holds the max logit; for
-/// `k = 2` the prediction `p1 >= 0.5` picks it too), so the weights need no array
-/// of their own. 40 bytes per sample with the sort items and their scratch.
+/// A logit matrix. Per sample the class pass keeps `(p, sum)` (the current class's
+/// probability and the row's `Σ exp(z - max)`, side by side for the gather) and the
+/// row's max logit in the storage precision (a max of stored scalars is one of
+/// them): 20 bytes for `f32` logits, 36 with the sort items and their scratch. The
+/// top-label confidence is `exp(max - max) / sum = 1 / sum` (the top class holds
+/// the max logit; for `k = 2` the prediction `p1 >= 0.5` picks it too), so the
+/// weights need no array of their own.
 fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings) -> Audit {
     let (n, k, labels) = (set.n(), set.k, &set.labels);
     let (class_plan, reliability_plan) = plans(n, settings);
     let mut sums = MatrixSums::new(k);
-    let mut state: Vec<[f64; 3]> = Vec::with_capacity(n);
+    let mut state: Vec<(f64, f64)> = Vec::with_capacity(n);
+    let mut maxima: Vec<T> = Vec::with_capacity(n);
     let mut items = Vec::with_capacity(n);
     for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
         let (max, sum) = reading::softmax_row(row);
-        state.push([0.0, max, sum]);
+        let stored_max = row
+            .iter()
+            .copied()
+            .fold(row[0], |a, b| if b > a { b } else { a });
+        debug_assert_eq!(stored_max.to_f64(), max);
+        state.push((0.0, sum));
+        maxima.push(stored_max);
         // as ProbView::top and ProbView::log_sum_exp
         let (r, c) = if k == 2 {
             let p1 = (row[1].to_f64() - max).exp() / sum;
@@ -536,7 +546,7 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
     let confidence = confidence_reading(
         &mut sorter,
         &mut items,
-        |i| 1.0 / state[i][2],
+        |i| 1.0 / state[i].1,
         &reliability_plan,
         settings,
     );
@@ -547,9 +557,9 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
         k,
         labels,
         &mut state,
-        |s, z| (z - s[1]).exp() / s[2],
-        |s, u| s[0] = u,
-        |s| (s[0], beyond::clip_confidence(1.0 / s[2])),
+        |i, s, z| (z - maxima[i].to_f64()).exp() / s.1,
+        |s, u| s.0 = u,
+        |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
         (&mut sorter, &mut items),
         (&class_plan, &reliability_plan),
         settings,
@@ -596,7 +606,7 @@ fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSet
         k,
         labels,
         &mut state,
-        |_, p| p,
+        |_, _, p| p,
         |s, u| s.0 = u,
         |&s| s,
         (&mut sorter, &mut items),
@@ -630,17 +640,17 @@ fn prefetch<T>(v: &[T], at: usize) {
 }
 
 /// Every class reading of a matrix, in class order: `visit(report, roc)`. Per
-/// sample, `state` holds what `prob(state, z)` needs to turn the sample's score
-/// `z` of a class into its probability, `store` keeps that probability in the
-/// state, and `fetch` returns `(probability, weight)` from it for the pass in
-/// sorted order (one cache miss per sample).
+/// sample `i`, `prob(i, state, z)` turns the sample's score `z` of a class into
+/// its probability, `store` keeps that probability in the sample's state, and
+/// `fetch` returns `(probability, weight)` from the state for the pass in sorted
+/// order (one cache miss per sample).
 #[allow(clippy::too_many_arguments)]
 fn class_readings<T: Real, S>(
     v: &[T],
     k: usize,
     labels: &[u32],
     state: &mut [S],
-    prob: impl Fn(&S, f64) -> f64,
+    prob: impl Fn(usize, &S, f64) -> f64,
     store: impl Fn(&mut S, f64),
     fetch: impl Fn(&S) -> (f64, f64),
     (sorter, items): (&mut RadixSorter, &mut Vec<u64>),
@@ -657,7 +667,7 @@ fn class_readings<T: Real, S>(
         for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
             prefetch(v, (i + PREFETCH_ROWS) * k + r);
             // p = softmax(z)_r as ProbView::class_column, or the probability
-            let u = prob(s, v[i * k + r].to_f64());
+            let u = prob(i, s, v[i * k + r].to_f64());
             store(s, u);
             let o = y as usize == r;
             brier.add(sq(u, o));
