@@ -14,7 +14,6 @@
 //!   `max(u, 1 - u)` is a merge of its two halves. `1 - u` can round distinct `u`
 //!   onto one value, and reversing turns index-ordered ties around, so every run of
 //!   equal `1 - u` is put back in index order (exact, not approximate).
-//!
 //! * Matrices: one pass over the rows (softmax row, top label, NLL), then one pass
 //!   per class down the columns with software prefetch (the row stride defeats the
 //!   hardware prefetcher); the sorted pass gathers in chunks, from one array of
@@ -135,7 +134,8 @@ const CHUNK: usize = 1024;
 /// sample's `(score, extra)`. Works in chunks: a chunk's samples are gathered in a
 /// loop of their own (independent loads, so cache misses overlap), its runs of
 /// equal `f32` keys (never split across chunks) re-ordered by the exact score, then
-/// visited; the gather buffer stays small.
+/// visited. The gather buffer holds one chunk, or one run of equal keys when that
+/// is longer (a set of mostly equal forecasts).
 fn visit_sorted<E: Copy>(
     sorter: &mut RadixSorter,
     items: &mut Vec<u64>,
