@@ -5,16 +5,19 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+mod markdown;
 mod multi;
 mod recalibration;
 mod sections;
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
+use calibscope_io::{Dataset, ParseErrors};
 use serde_json::{json, Map, Value};
 
-pub use multi::{multi_model_json, ranking_metric, sweep_json, RANKING_METRICS};
-pub use recalibration::{recalibration_json, RecalibrationSettings};
+pub use markdown::markdown;
+pub use multi::{multi_model_json, ranking_metric, sweep_json};
+pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 
 /// The schema name written in every audit.
 pub const SCHEMA: &str = "calibscope-audit/1";
@@ -120,29 +123,78 @@ pub fn audit_json(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) 
     Value::Object(out)
 }
 
-/// The `input_error` document for a file with invalid input:
-/// `{"input_error": true, "errors": [{"row", "kind", "column", "message"}]}`.
-pub fn input_error_json(info: &FileInfo, errors: &[calibscope_core::InputError]) -> Value {
+/// The `input_error` document of an input that could not be audited:
+/// `{"input_error": true, "errors": [{"row", "kind", "column", "message", "line", ...}]}`,
+/// `kind` being the contract's input-error kind (`nan_or_inf`, `row_sum`, ...) or the
+/// parser's stable code, every error located and explained.
+pub fn input_error_json(file: &str, errors: &ParseErrors) -> Value {
+    let list: Vec<Value> = errors
+        .errors
+        .iter()
+        .map(|e| {
+            let loc = &e.location;
+            let mut o = Map::new();
+            o.insert("row".into(), json!(loc.row));
+            o.insert("kind".into(), json!(e.code.code()));
+            o.insert("column".into(), json!(loc.column));
+            o.insert("message".into(), json!(e.to_string()));
+            for (key, value) in [("line", json!(loc.line)), ("offset", json!(loc.offset))] {
+                if !value.is_null() {
+                    o.insert(key.into(), value);
+                }
+            }
+            for (key, value) in [("member", &loc.member), ("model", &loc.model)] {
+                if let Some(v) = value {
+                    o.insert(key.into(), json!(v));
+                }
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let first_file = errors.errors.first().map_or(file, |e| e.file.as_str());
     json!({
         "schema": SCHEMA,
-        "file": info.file,
-        "input": {"format": info.format},
+        "file": first_file,
+        "input": {"format": errors.dataset.as_ref().map(|d| d.format.name())},
         "input_error": true,
-        "errors": errors.iter().map(|e| json!({
-            "row": e.row,
-            "kind": e.kind.code(),
-            "column": e.column,
-        })).collect::<Vec<_>>(),
+        "errors": list,
+        "more_errors": errors.more,
     })
 }
 
-/// Convenience: the audit of a set, or its input-error document when it is invalid.
-pub fn audit_or_errors(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) -> Value {
-    let errors = set.validate();
-    if errors.is_empty() {
-        audit_json(set, info, options)
+/// The audit document of a parsed input: a single-model audit, a multi-model audit
+/// (several models on the same samples), or the input-error document.
+pub fn audit_document(
+    parsed: &Result<Dataset, ParseErrors>,
+    name: &str,
+    options: &AuditOptions,
+) -> Value {
+    let dataset = match parsed {
+        Ok(d) => d,
+        Err(errors) => return input_error_json(name, errors),
+    };
+    let file = match dataset.files.as_slice() {
+        [one] => one.clone(),
+        _ => dataset.name.clone(),
+    };
+    if dataset.models.len() == 1 {
+        let info = FileInfo {
+            file,
+            files: if dataset.files.len() > 1 {
+                dataset.files.clone()
+            } else {
+                Vec::new()
+            },
+            format: dataset.format.name().to_string(),
+        };
+        audit_json(&dataset.models[0].1, &info, options)
     } else {
-        input_error_json(info, &errors)
+        multi_model_json(
+            &dataset.models,
+            dataset.format.name(),
+            &file,
+            &options.m_values,
+        )
     }
 }
 

@@ -5,18 +5,9 @@ use crate::num;
 use calibscope_core::audit::{nll, Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{ranking_sweep, spearman};
+use calibscope_core::sweep::SweepMetric;
 use calibscope_core::PredictionSet;
 use serde_json::{json, Map, Value};
-
-/// The metrics ranked across models, in the audit's order.
-pub const RANKING_METRICS: [&str; 6] = [
-    "confece",
-    "confce",
-    "confce_corr",
-    "lince_cw",
-    "cwece",
-    "rmsce_conf",
-];
 
 /// Binning-free metrics compared with the classification error across models.
 const BINNING_FREE_RANKED: [&str; 6] = [
@@ -30,16 +21,20 @@ const BINNING_FREE_RANKED: [&str; 6] = [
 
 /// One ranking metric of an audit at `(binning, m)`; `None` where undefined (e.g.
 /// the classwise metrics of a top-label set).
-pub fn ranking_metric(audit: &Audit, metric: &str, binning: Binning, m: usize) -> Option<f64> {
+pub fn ranking_metric(
+    audit: &Audit,
+    metric: SweepMetric,
+    binning: Binning,
+    m: usize,
+) -> Option<f64> {
     let conf = audit.confidence.at(binning, m)?;
     match metric {
-        "confece" => conf.ece,
-        "confce" => conf.lince,
-        "confce_corr" => audit.confce_corr(binning, m),
-        "rmsce_conf" => conf.rmsce,
-        "lince_cw" => audit.classwise(binning, m)?.lince_cw,
-        "cwece" => audit.classwise(binning, m)?.cwece,
-        _ => None,
+        SweepMetric::ConfEce => conf.ece,
+        SweepMetric::ConfCe => conf.lince,
+        SweepMetric::ConfCeCorr => audit.confce_corr(binning, m),
+        SweepMetric::RmsceConf => conf.rmsce,
+        SweepMetric::LinceCw => audit.classwise(binning, m)?.lince_cw,
+        SweepMetric::CwEce => audit.classwise(binning, m)?.cwece,
     }
 }
 
@@ -84,7 +79,7 @@ pub fn multi_model_json(
     for (audit, (name, set)) in audits.iter().zip(models) {
         let bf = binning_free(audit, set);
         let mut metrics = Map::new();
-        for metric in RANKING_METRICS {
+        for metric in SweepMetric::ALL {
             let mut by_binning = Map::new();
             for binning in Binning::ALL {
                 let per_m: Map<String, Value> = m_values
@@ -98,7 +93,7 @@ pub fn multi_model_json(
                     .collect();
                 by_binning.insert(binning.name().into(), Value::Object(per_m));
             }
-            metrics.insert(metric.into(), Value::Object(by_binning));
+            metrics.insert(metric.name().into(), Value::Object(by_binning));
         }
         per_model.insert(
             name.clone(),
@@ -111,7 +106,7 @@ pub fn multi_model_json(
         .map(|a| 1.0 - a.accuracy.unwrap_or(f64::NAN))
         .collect();
     let mut ranking_metrics = Map::new();
-    for metric in RANKING_METRICS {
+    for metric in SweepMetric::ALL {
         let mut by_binning = Map::new();
         for binning in Binning::ALL {
             let values: Option<Vec<Vec<f64>>> = m_values
@@ -132,7 +127,7 @@ pub fn multi_model_json(
                 sweep_json(&values, &error, m_values, &names),
             );
         }
-        ranking_metrics.insert(metric.into(), Value::Object(by_binning));
+        ranking_metrics.insert(metric.name().into(), Value::Object(by_binning));
     }
     let binning_free_spearman: Map<String, Value> = BINNING_FREE_RANKED
         .iter()

@@ -1,4 +1,192 @@
-fn main() {
-    eprintln!("calibscope: not built yet");
-    std::process::exit(2)
+//! `calibscope`: audit the calibration of a classifier's confidences from a terminal
+//! or a pipeline. The same core, readers and audit document as the web app.
+//!
+//! Exit codes: 0 success, 1 input error (messages on stderr; with `--json` the
+//! input-error document on stdout), 2 usage error.
+
+mod commands;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Audit the calibration of a classifier's confidences.
+#[derive(Parser, Debug)]
+#[command(name = "calibscope", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The full audit of one or more prediction files (several files, or one
+    /// long-format file with a `model` column, make a multi-model audit).
+    Audit(AuditArgs),
+    /// Fit a recalibration map on the calibration split and write the recalibrated
+    /// predictions of every row.
+    Recalibrate(RecalibrateArgs),
+    /// Rank several models by a binned metric at several bin counts: ranks, flips and
+    /// Spearman correlations.
+    Flips(FlipsArgs),
+    /// Write a synthetic prediction file (METRICS.md §7 generators).
+    Synth(SynthArgs),
+}
+
+/// How to read the input's columns (every flag overrides detection).
+#[derive(Args, Debug, Clone, Default)]
+struct Mapping {
+    /// The score columns hold logits.
+    #[arg(long, conflicts_with = "probs")]
+    logits: bool,
+    /// The score columns hold probabilities.
+    #[arg(long)]
+    probs: bool,
+    /// The label column.
+    #[arg(long, value_name = "COLUMN")]
+    label: Option<String>,
+    /// The field delimiter of text tables (e.g. ',' ';' or 'tab').
+    #[arg(long, value_name = "CHAR")]
+    delimiter: Option<String>,
+    /// The model column of a long-format file ('none': the file holds one model).
+    #[arg(long, value_name = "COLUMN")]
+    model_column: Option<String>,
+    /// The sample id column ('none': no id column).
+    #[arg(long, value_name = "COLUMN")]
+    id_column: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BinningArg {
+    Width,
+    Mass,
+}
+
+#[derive(Args, Debug)]
+struct AuditArgs {
+    /// Prediction files (CSV/TSV/JSON/.npy/.npz; `-` reads standard input).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Bin counts of the ECE-family tables, e.g. 15 or 1,2,5,10,15,20,100.
+    #[arg(long, default_value = "15", value_delimiter = ',')]
+    bins: Vec<usize>,
+    /// Binning of the summary's reliability table.
+    #[arg(long, value_enum, default_value = "width")]
+    binning: BinningArg,
+    /// Print the calibscope-audit/1 JSON document.
+    #[arg(long, conflicts_with = "markdown")]
+    json: bool,
+    /// Print the Markdown summary (the default).
+    #[arg(long)]
+    markdown: bool,
+    /// Skip the recalibration section.
+    #[arg(long)]
+    no_recalibration: bool,
+    /// Seed of the stratified calibration/evaluation split.
+    #[arg(long, default_value_t = 0)]
+    split_seed: u64,
+    /// Fraction of each class in the calibration split.
+    #[arg(long, default_value_t = 0.5)]
+    cal_fraction: f64,
+    #[command(flatten)]
+    mapping: Mapping,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
+enum Method {
+    Temperature,
+    Platt,
+    Isotonic,
+}
+
+#[derive(Args, Debug)]
+struct RecalibrateArgs {
+    /// The prediction file (`-` reads standard input).
+    file: PathBuf,
+    /// The recalibration method.
+    #[arg(long, value_enum)]
+    method: Method,
+    /// Seed of the stratified calibration/evaluation split.
+    #[arg(long, default_value_t = 0)]
+    split_seed: u64,
+    /// Fraction of each class in the calibration split.
+    #[arg(long, default_value_t = 0.5)]
+    cal_fraction: f64,
+    /// Where to write the recalibrated predictions (CSV; `-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    #[command(flatten)]
+    mapping: Mapping,
+}
+
+#[derive(Args, Debug)]
+struct FlipsArgs {
+    /// Prediction files of several models on the same samples, or one long-format file.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The ranked metric: confece, confce, confce_corr, lince_cw, cwece or rmsce_conf.
+    #[arg(long, default_value = "confce_corr")]
+    metric: String,
+    /// The binning.
+    #[arg(long, value_enum, default_value = "mass")]
+    binning: BinningArg,
+    /// Bin counts compared.
+    #[arg(long, default_value = "5,20,2000", value_delimiter = ',')]
+    bins: Vec<usize>,
+    /// Print JSON (ranks, spearman, flips, flip_pairs, spearman_vs_error).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    mapping: Mapping,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
+enum Form {
+    Binary,
+    Toplabel,
+}
+
+#[derive(Args, Debug)]
+struct SynthArgs {
+    /// Confidence distribution: uniform, skew_high, skew_low, bimodal, tight_hi,
+    /// tight_lo, normal, log_uniform_low, log_uniform_high, bell.
+    #[arg(long)]
+    dist: String,
+    /// Calibration mode: random_0.5, perfect, underconf_linear, underconf_sqrt,
+    /// random_over_c, overconf_sqrt, overconf_half, random_under_c.
+    #[arg(long)]
+    mode: String,
+    /// Number of samples.
+    #[arg(short = 'n', long, default_value_t = 10_000)]
+    n: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// `binary` writes `label,p`; `toplabel` writes `label,yhat,conf`.
+    #[arg(long, value_enum, default_value = "toplabel")]
+    form: Form,
+    /// Output file (default: standard output).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Audit(a) => commands::audit(a),
+        Command::Recalibrate(a) => commands::recalibrate(a),
+        Command::Flips(a) => commands::flips(a),
+        Command::Synth(a) => commands::synth(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(commands::Failure::Input(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+        Err(commands::Failure::Usage(message)) => {
+            eprintln!("calibscope: {message}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -35,8 +35,11 @@ pub fn gather<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
 /// outcome and weight of each position.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SortedColumn {
+    /// Scores, ascending (ties in original order).
     pub forecast: Vec<f64>,
+    /// Whether the sample at each position is a positive.
     pub positive: Vec<bool>,
+    /// The weight of the sample at each position (cwAUC, cwROC).
     pub weight: Vec<f64>,
 }
 
@@ -269,7 +272,9 @@ impl<const WEIGHTED: bool> AucBuilder<WEIGHTED> {
 pub struct RocPoint {
     /// The threshold; `None` for the start point (nothing predicted positive).
     pub threshold: Option<f64>,
+    /// False-positive rate `#{neg: s >= t} / #neg`.
     pub fpr: Option<f64>,
+    /// True-positive rate `#{pos: s >= t} / #pos`.
     pub tpr: Option<f64>,
     /// False-positive rate weighting each sample by its weight (cwROC).
     pub cw_fpr: Option<f64>,

@@ -64,6 +64,7 @@ impl ReadingReport {
 /// One class's one-vs-rest reading `(p^(r), 1[y = r])`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassReport {
+    /// The ECE family of `(p^(r), 1[y = r])`.
     pub reading: ReadingReport,
     /// AUC of `p^(r)`; `None` when the class has no positive or no negative.
     pub auc: Option<f64>,
@@ -74,10 +75,15 @@ pub struct ClassReport {
 /// Every number of a single-model audit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Audit {
+    /// Number of samples.
     pub n: usize,
+    /// Number of classes.
     pub k: usize,
+    /// Binary, multiclass or top-label.
     pub kind: Kind,
+    /// Probabilities, logits or top-label.
     pub source: Source,
+    /// Score columns as given (1, k or 0).
     pub columns: usize,
     /// Argmax accuracy (binary: predict 1 iff `u >= 0.5`).
     pub accuracy: Option<f64>,
@@ -92,6 +98,7 @@ pub struct Audit {
     /// One report per class (empty for top-label sets). For binary sets class 1 is
     /// the positive-class reading.
     pub classes: Vec<ClassReport>,
+    /// CSR, σ_CSR, P_risk, cwA and gain of the confidence reading.
     pub risk: RiskMetrics,
     /// `(confidence-weighted, counts)` per class (empty for top-label sets).
     pub confusion: Vec<(Confusion, Confusion)>,
@@ -230,13 +237,21 @@ impl Audit {
 /// MCE and RMSCE, and the sums of the per-class Brier decompositions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Classwise {
+    /// `(1/k) Σ_r ECE_r`.
     pub cwece: Option<f64>,
+    /// `(1/k) Σ_r LinCE_r`.
     pub lince_cw: Option<f64>,
+    /// `(1/k) Σ_r MCE_r`.
     pub cwmce_mean: Option<f64>,
+    /// `(1/k) Σ_r RMSCE_r`.
     pub cwrmsce_mean: Option<f64>,
+    /// `Σ_r Brier_r` (= multiclass Brier).
     pub brier_sum: Option<f64>,
+    /// `Σ_r CAL_r`.
     pub cal_sum: Option<f64>,
+    /// `Σ_r REF_r`.
     pub ref_sum: Option<f64>,
+    /// `Σ_r RES_r`.
     pub res_sum: Option<f64>,
 }
 

@@ -108,9 +108,13 @@ impl RiskAccumulator {
 /// A 2×2 confusion table (counts, or sums of confidence weights).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Confusion {
+    /// True positives.
     pub tp: f64,
+    /// False positives.
     pub fp: f64,
+    /// False negatives.
     pub fn_: f64,
+    /// True negatives.
     pub tn: f64,
 }
 

@@ -645,13 +645,21 @@ impl<'p> SparseBuilder<'p> {
 /// An empty reading (n = 0) has every value `None`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BinnedMetrics {
+    /// Number of samples.
     pub n: usize,
+    /// Number of non-empty bins.
     pub nonempty_bins: usize,
+    /// Expected calibration error.
     pub ece: Option<f64>,
+    /// Maximum calibration error.
     pub mce: Option<f64>,
+    /// Root-mean-square calibration error.
     pub rmsce: Option<f64>,
+    /// The (squared, truthful-family) LinCE.
     pub lince: Option<f64>,
+    /// Calibration term of the Brier decomposition.
     pub cal: Option<f64>,
+    /// Refinement term of the Brier decomposition (`REF`).
     pub refinement: Option<f64>,
 }
 

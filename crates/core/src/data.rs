@@ -29,7 +29,9 @@ impl Real for f64 {
 /// Scores in the precision the input had.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
+    /// Single precision, as frameworks' float32 exports.
     F32(Vec<f32>),
+    /// Double precision, as decimal text.
     F64(Vec<f64>),
 }
 
@@ -129,16 +131,26 @@ impl Kind {
 pub enum Scores {
     /// One column per sample: `P(y=1)` (`source = Probs`) or a logit `s` (`Logits`).
     /// Always binary (k = 2).
-    Column { values: Values, source: Source },
+    Column {
+        /// One value per sample.
+        values: Values,
+        /// `Probs` or `Logits`.
+        source: Source,
+    },
     /// `n × k` row-major matrix of probabilities or logits.
     Matrix {
+        /// `n × k` values, row-major.
         values: Values,
+        /// Number of columns (= classes).
         k: usize,
+        /// `Probs` or `Logits`.
         source: Source,
     },
     /// Top-label form: predicted class and its confidence.
     TopLabel {
+        /// The predicted class of each sample.
         predicted: Vec<u32>,
+        /// Its confidence in `[0, 1]`.
         confidence: Values,
     },
 }

@@ -7,6 +7,8 @@
 //! Undefined results (a class with no positives, 0/0 in a confusion metric, an empty
 //! calibration split) are `None` or a typed reason, never 0, 0.5 or NaN.
 
+#![cfg_attr(not(test), warn(missing_docs))]
+
 pub mod auc;
 pub mod audit;
 pub mod beyond;

@@ -233,8 +233,11 @@ impl Pairs {
 /// correctness (`z_i = 1[y_i = r_i]`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TopLabels {
+    /// `r_i`, the predicted class.
     pub predicted: Vec<u32>,
+    /// `c_i = p_i^(r_i)`, unclipped.
     pub confidence: Vec<f64>,
+    /// `z_i = 1[y_i = r_i]`.
     pub correct: Vec<bool>,
 }
 

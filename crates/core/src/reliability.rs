@@ -28,6 +28,7 @@ pub struct ReliabilityRow {
     /// Equal-width: the bin's edges `b/m` and `(b+1)/m`; equal-mass: the smallest and
     /// largest forecast in the bin.
     pub lower: f64,
+    /// See `lower`.
     pub upper: f64,
 }
 

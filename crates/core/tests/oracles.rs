@@ -244,3 +244,40 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// METRICS.md §6: after temperature scaling every row's argmax and the accuracy
+    /// are unchanged, the fitted calibration NLL is not above NLL(τ = 1), and for
+    /// binary input the order of the scores and their AUC are unchanged.
+    #[test]
+    fn temperature_invariants_hold(rows in prop::collection::vec((prop::collection::vec(-6.0f64..6.0, 3), 0u32..3), 8..80), binary in any::<bool>()) {
+        use calibscope_core::recal::apply::recalibrate;
+        let set = if binary {
+            PredictionSet {
+                labels: rows.iter().map(|r| r.1 % 2).collect(),
+                scores: Scores::Column { values: Values::F64(rows.iter().map(|r| r.0[0]).collect()), source: Source::Logits },
+                k: 2,
+            }
+        } else {
+            PredictionSet {
+                labels: rows.iter().map(|r| r.1).collect(),
+                scores: Scores::Matrix { values: Values::F64(rows.iter().flat_map(|r| r.0.clone()).collect()), k: 3, source: Source::Logits },
+                k: 3,
+            }
+        };
+        let run = recalibrate(&set, 7, 0.5);
+        if let Ok(t) = run.temperature {
+            prop_assert!(t.invariants.nll_cal_not_above_tau1);
+            prop_assert!(t.fit.tau >= 0.05 && t.fit.tau <= 20.0);
+            // away from exact ties and saturation the argmax cannot move
+            prop_assert!(t.invariants.argmax_identical);
+            prop_assert!(t.invariants.accuracy_identical);
+            if binary {
+                prop_assert_eq!(t.invariants.score_order_identical, Some(true));
+                prop_assert_eq!(t.invariants.score_auc_identical, Some(true));
+            }
+        }
+    }
+}

@@ -1,210 +1,24 @@
 //! Recalibration fits against the shared fixtures (`recalibration` blocks of the
 //! expected JSON, schema calibscope-expected/2) and the golden-section vector.
 //!
-//! Reads CSV and `.npy` fixtures directly; the calibration split is a private copy of
-//! METRICS.md §6 (SplitMix64 + stratified Fisher-Yates), checked against the JSON's
-//! `recalibration.split`. Besides the fitted parameters, the evaluation-split
+//! Reads CSV and `.npy` fixtures directly (the core cannot depend on calibscope-io);
+//! the calibration split is checked against the JSON's `recalibration.split`. Besides the fitted parameters, the evaluation-split
 //! `accuracy`, `nll` and `brier_multiclass` after each map are recomputed here as an
 //! end-to-end check of the `predict` / renormalisation helpers.
 
 use calibscope_core::recal::{
-    self, fit_isotonic, fit_platt, golden_section, BinaryNll, MulticlassNll, TemperatureObjective,
-    TemperatureOptions,
+    self, fit_isotonic, fit_platt, golden_section, BinaryNll, GoldenProcedure, MulticlassNll,
+    TemperatureObjective, TemperatureOptions,
 };
 use calibscope_core::Values;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+mod recal_support;
 
-fn fixtures() -> PathBuf {
-    shared().join("fixtures")
-}
-
-// ---------------------------------------------------------------- split (test copy)
-
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// Calibration indices (ascending) of the stratified split, METRICS.md §6.
-fn calibration_split(labels: &[u32], k: usize, seed: u64, f: f64) -> Vec<usize> {
-    let mut rng = SplitMix64(seed);
-    let mut cal = Vec::new();
-    for class in 0..k as u32 {
-        let mut idx: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
-        for i in (1..idx.len()).rev() {
-            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-            idx.swap(i, j);
-        }
-        let take = (idx.len() as f64 * f).floor() as usize;
-        cal.extend_from_slice(&idx[..take]);
-    }
-    cal.sort_unstable();
-    cal
-}
-
-// ---------------------------------------------------------------- loading
-
-/// A prediction set as the fixture stores it.
-struct Set {
-    labels: Vec<u32>,
-    /// Row-major scores, `cols` per row.
-    values: Values,
-    cols: usize,
-    probs: bool,
-}
-
-fn load_csv(path: &Path) -> Set {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header[0], "label", "{path:?}");
-    let cols = header.len() - 1;
-    let probs = header[1].starts_with('p');
-    let (mut labels, mut values) = (Vec::new(), Vec::new());
-    for line in lines.filter(|l| !l.trim().is_empty()) {
-        let mut fields = line.split(',');
-        labels.push(fields.next().unwrap().trim().parse().unwrap());
-        values.extend(fields.map(|v| v.trim().parse::<f64>().unwrap()));
-    }
-    Set {
-        labels,
-        values: Values::F64(values),
-        cols,
-        probs,
-    }
-}
-
-/// A minimal `.npy` reader: (descr, fortran_order, shape, data bytes).
-fn read_npy(path: &Path) -> (String, bool, Vec<usize>, Vec<u8>) {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(&bytes[..6], b"\x93NUMPY");
-    let (len, start) = if bytes[6] == 1 {
-        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
-    } else {
-        (
-            u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize,
-            12,
-        )
-    };
-    let header = std::str::from_utf8(&bytes[start..start + len])
-        .unwrap()
-        .to_string();
-    let descr = header
-        [header.find("'descr':").unwrap() + 8..header.find("'fortran_order'").unwrap()]
-        .trim()
-        .trim_end_matches(',')
-        .to_string();
-    let fortran = header.contains("'fortran_order': True");
-    let shape_s = &header[header.find("'shape': (").unwrap() + 10..];
-    let shape = shape_s[..shape_s.find(')').unwrap()]
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
-    (descr, fortran, shape, bytes[start + len..].to_vec())
-}
-
-fn floats(descr: &str, data: &[u8]) -> Values {
-    match descr {
-        "'<f4'" => Values::F32(
-            data.chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        "'<f8'" => Values::F64(
-            data.chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        d => panic!("dtype {d}"),
-    }
-}
-
-/// A NumPy pair `<stem>.labels.npy` + `<stem>.{logits,probs}.npy`.
-fn load_npy_pair(dir: &Path, stem: &str) -> Set {
-    let (d, _, _, data) = read_npy(&dir.join(format!("{stem}.labels.npy")));
-    assert_eq!(d, "'<i8'");
-    let labels = data
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap()) as u32)
-        .collect();
-    let probs = dir.join(format!("{stem}.probs.npy")).exists();
-    let file = dir.join(format!(
-        "{stem}.{}.npy",
-        if probs { "probs" } else { "logits" }
-    ));
-    let (descr, fortran, shape, data) = read_npy(&file);
-    let cols = if shape.len() == 2 { shape[1] } else { 1 };
-    let mut values = floats(&descr, &data);
-    if fortran && cols > 1 {
-        let n = shape[0];
-        fn t<V: Copy>(v: &[V], n: usize, cols: usize) -> Vec<V> {
-            (0..n * cols)
-                .map(|i| v[(i % cols) * n + i / cols])
-                .collect()
-        }
-        values = match &values {
-            Values::F32(v) => Values::F32(t(v, n, cols)),
-            Values::F64(v) => Values::F64(t(v, n, cols)),
-        };
-    }
-    Set {
-        labels,
-        values,
-        cols,
-        probs,
-    }
-}
-
-/// A structured `.npy` with fields `label` (`<i8`) and `logit` (`<f4` or `<f8`).
-fn load_structured(path: &Path) -> Set {
-    let (descr, _, shape, data) = read_npy(path);
-    let f32_logit = descr.contains("('logit', '<f4')");
-    assert!(descr.contains("('label', '<i8')"), "{descr}");
-    let rec = if f32_logit { 12 } else { 16 };
-    let mut labels = Vec::new();
-    let (mut v32, mut v64) = (Vec::new(), Vec::new());
-    for r in data.chunks_exact(rec).take(shape[0]) {
-        labels.push(i64::from_le_bytes(r[..8].try_into().unwrap()) as u32);
-        if f32_logit {
-            v32.push(f32::from_le_bytes(r[8..12].try_into().unwrap()));
-        } else {
-            v64.push(f64::from_le_bytes(r[8..16].try_into().unwrap()));
-        }
-    }
-    let values = if f32_logit {
-        Values::F32(v32)
-    } else {
-        Values::F64(v64)
-    };
-    Set {
-        labels,
-        values,
-        cols: 1,
-        probs: false,
-    }
-}
-
-/// `<stem>.expected.json` next to `<stem>` (stems may contain dots).
-fn expected(stem: &Path) -> Value {
-    let p = PathBuf::from(format!("{}.expected.json", stem.display()));
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
+use recal_support::{
+    calibration_split, expected, fixtures, load_csv, load_npy_pair, load_structured, Set,
+};
 
 // ---------------------------------------------------------------- comparisons
 
@@ -327,59 +141,85 @@ fn check(name: &str, set: &Set, exp: &Value) {
 
     // temperature
     let t = &rc["temperature"];
-    let fit = if binary {
-        match (&set.values, set.cols == 1 && !set.probs) {
-            (Values::F32(v), true) => BinaryNll::new(v, &set.labels, Some(&cal)),
-            _ => BinaryNll::new(&s, &set.labels, Some(&cal)),
-        }
-        .map(|o| o.fit(&TemperatureOptions::default()))
-    } else {
-        let opts = TemperatureOptions::default();
-        match (&z_owned, &set.values) {
-            (Some(zo), _) => {
-                MulticlassNll::new(zo, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
+    let fit_with = |opts: &TemperatureOptions| {
+        if binary {
+            match (&set.values, set.cols == 1 && !set.probs) {
+                (Values::F32(v), true) => BinaryNll::new(v, &set.labels, Some(&cal)),
+                _ => BinaryNll::new(&s, &set.labels, Some(&cal)),
             }
-            (None, Values::F32(v)) => {
-                MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
-            }
-            (None, Values::F64(v)) => {
-                MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(&opts))
+            .map(|o| o.fit(opts))
+        } else {
+            match (&z_owned, &set.values) {
+                (Some(zo), _) => {
+                    MulticlassNll::new(zo, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
+                (None, Values::F32(v)) => {
+                    MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
+                (None, Values::F64(v)) => {
+                    MulticlassNll::new(v, k, &set.labels, Some(&cal)).map(|o| o.fit(opts))
+                }
             }
         }
     };
+    let contract = TemperatureOptions::default();
+    let variants = [
+        ("", contract),
+        (
+            " (direct)",
+            TemperatureOptions {
+                expansion: false,
+                ..contract
+            },
+        ),
+        (
+            " (reuse)",
+            TemperatureOptions {
+                procedure: GoldenProcedure::REUSE_1E9,
+                ..contract
+            },
+        ),
+    ];
     if t["tau"].is_null() {
-        assert!(fit.is_none(), "{name}: temperature must be undefined");
+        assert!(
+            fit_with(&contract).is_none(),
+            "{name}: temperature must be undefined"
+        );
         assert!(rc["platt"]["params"].is_null() && rc["isotonic"]["knots"].is_null());
         let xs: Vec<f64> = cal.iter().map(|&i| get(i * set.cols)).collect();
         let ys: Vec<bool> = cal.iter().map(|&i| set.labels[i] == 1).collect();
         assert!(fit_platt(&xs, &ys).is_none() && fit_isotonic(&xs, &ys).is_none());
         return;
     }
-    let fit = fit.unwrap_or_else(|| panic!("{name}: temperature undefined"));
     let tau = f(&t["tau"]);
     let tau_tol = f(&t["tau_tolerance"]);
-    close(&format!("{name}: tau"), fit.tau, tau, tau_tol, 0.0);
-    close(
-        &format!("{name}: nll_cal_tau1"),
-        fit.nll_tau1,
-        f(&t["nll_cal_tau1"]),
-        1e-10,
-        1e-9,
-    );
-    close(
-        &format!("{name}: nll_cal_tau"),
-        fit.nll_tau,
-        f(&t["nll_cal_tau"]),
-        f(&t["nll_cal_tau_tolerance"]),
-        0.0,
-    );
-    if ((tau - 0.05).min(20.0 - tau) - 1e-6).abs() > tau_tol {
-        assert_eq!(
-            fit.at_bracket_end,
-            t["at_bracket_end"].as_bool().unwrap(),
-            "{name}"
+    let mut fits = Vec::new();
+    for (variant, opts) in &variants {
+        let fit = fit_with(opts).unwrap_or_else(|| panic!("{name}: temperature undefined"));
+        let name = format!("{name}{variant}");
+        close(&format!("{name}: tau"), fit.tau, tau, tau_tol, 0.0);
+        close(
+            &format!("{name}: nll_cal_tau1"),
+            fit.nll_tau1,
+            f(&t["nll_cal_tau1"]),
+            1e-10,
+            1e-9,
         );
+        let nll_tol = f(&t["nll_cal_tau_tolerance"]);
+        close(
+            &format!("{name}: nll_cal_tau"),
+            fit.nll_tau,
+            f(&t["nll_cal_tau"]),
+            nll_tol,
+            0.0,
+        );
+        if ((tau - 0.05).min(20.0 - tau) - 1e-6).abs() > tau_tol {
+            let want = t["at_bracket_end"].as_bool().unwrap();
+            assert_eq!(fit.at_bracket_end, want, "{name}");
+        }
+        fits.push(fit);
     }
+    let fit = fits.swap_remove(0);
     assert_eq!(fit.trace.len(), 80);
     // after: softmax(z / tau) on the evaluation split
     let mut p_after = vec![0.0; eval.len() * k];

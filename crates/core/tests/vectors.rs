@@ -221,3 +221,34 @@ fn fixture_splits() {
     }
     assert!(checked >= 20, "only {checked} fixture splits found");
 }
+
+/// vectors/equal_width_bins.json: every (u, m) lands in its bin, whether the decimal
+/// was stored as f64 or as its float32 neighbour; the tolerance-free rule differs
+/// where the file says it does.
+#[test]
+fn equal_width_bin_vectors() {
+    use calibscope_core::binning::{width_bin, Binning, SortedReading};
+    let v = load("fixtures/vectors/equal_width_bins.json");
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() > 50);
+    for case in cases {
+        let (u, m) = (f(&case["u"]), case["m"].as_u64().unwrap() as usize);
+        let want = case["bin"].as_u64().unwrap() as usize;
+        assert_eq!(width_bin(u, m), want, "{case}");
+        if case["stored_as"] == "f32" {
+            assert_eq!(
+                u, u as f32 as f64,
+                "{case}: the f32 case holds an f32 value"
+            );
+        }
+        let plain = ((u * m as f64).floor() as usize).min(m - 1);
+        assert_eq!(
+            plain,
+            case["bin_without_tolerance"].as_u64().unwrap() as usize,
+            "{case}"
+        );
+        // the sorted index puts the forecast in the same bin
+        let index = SortedReading::from_parts(&[u], &[true]);
+        assert_eq!(index.bins(Binning::Width, m)[0].index, want, "{case}");
+    }
+}

@@ -1,1 +1,612 @@
-//! Reading prediction files into calibscope prediction sets (see issue 3).
+//! # calibscope-io
+//!
+//! Reading the prediction files people export from numpy, PyTorch, pandas,
+//! scikit-learn or an LLM eval harness into the core's [`PredictionSet`]s.
+//!
+//! Formats are sniffed by content, never by file name:
+//! - CSV / TSV / semicolon-separated text with a header row (RFC 4180 quoting, UTF-8
+//!   with or without BOM, CRLF or LF); one model per file, or long format with a
+//!   `model` column;
+//! - JSON: an array of records, JSON Lines, or an object of columns;
+//! - NumPy `.npy` (versions 1–3, either byte order, C or Fortran order), including
+//!   structured arrays whose field names follow the CSV header;
+//! - NumPy pairs `NAME.labels.npy` + `NAME.probs.npy` / `NAME.logits.npy`;
+//! - `.npz` archives (stored or deflated members) with `labels` + `probs` / `logits`.
+//!
+//! Everything goes through the push [`Parser`]: bytes in slices of any size, the
+//! same [`Dataset`] whatever the slice boundaries. CSV and `.npy` stream (memory is
+//! the columns, not the text); `.npz` streams its members through a local-header
+//! reader (no central-directory seek); JSON is buffered whole (documented limit).
+//!
+//! ```
+//! use calibscope_io::{Options, Parser};
+//! let csv = b"label,p_0,p_1,p_2\n0,0.7,0.2,0.1\n2,0.1,0.1,0.8\n";
+//! let mut p = Parser::new("demo.csv", Options::default());
+//! for chunk in csv.chunks(7) {
+//!     p.push(chunk).unwrap();
+//! }
+//! let ds = p.finish().unwrap();
+//! assert_eq!(ds.models[0].1.n(), 2);
+//! assert_eq!(ds.models[0].1.k, 3);
+//! assert_eq!(ds.class_names, ["0", "1", "2"]);
+//! ```
+
+mod csv;
+pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
+mod json;
+pub mod mapping;
+mod npy;
+mod npz;
+mod num;
+mod table;
+
+#[cfg(not(target_family = "wasm"))]
+mod fs;
+
+pub use calibscope_core::{PredictionSet, Source};
+pub use error::{ErrorCode, Location, ParseError, ParseErrors};
+pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
+pub use npy::NpyArray;
+
+#[cfg(not(target_family = "wasm"))]
+pub use fs::{open_paths, read_path};
+
+use error::Sink;
+
+/// The input format of a dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// A text table with one model.
+    Csv,
+    /// A text table in long format: a `model` column, one row per (model, sample).
+    CsvLong,
+    /// JSON records or columns.
+    Json,
+    /// One `.npy` holding a structured array.
+    Npy,
+    /// `NAME.labels.npy` + `NAME.probs.npy` / `NAME.logits.npy`.
+    NpyPair,
+    /// A `.npz` archive.
+    Npz,
+    /// Several files combined into one multi-model set.
+    MultiFile,
+}
+
+impl Format {
+    /// The name used in the fixtures' `input.format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::CsvLong => "csv-long",
+            Format::Json => "json",
+            Format::Npy => "npy",
+            Format::NpyPair => "npy-pair",
+            Format::Npz => "npz",
+            Format::MultiFile => "multi-file",
+        }
+    }
+}
+
+/// Sample ids from an `id` column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ids {
+    /// Every id is an integer.
+    Int(Vec<i64>),
+    /// Text ids.
+    Text(Vec<String>),
+}
+
+/// One or more models' predictions on the same samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dataset {
+    /// The input's name: file stem (`digits_rf_probs`), pair stem, or combined name.
+    pub name: String,
+    /// The file names read.
+    pub files: Vec<String>,
+    /// How the input was given.
+    pub format: Format,
+    /// `(model name, predictions)`, in file order. Every set has the same labels.
+    /// A single-model file's model is named after the file stem.
+    pub models: Vec<(String, PredictionSet)>,
+    /// Sample ids, when the input has an id column.
+    pub ids: Option<Ids>,
+    /// Class names in class order (`"0".."k-1"` unless the columns named them).
+    pub class_names: Vec<String>,
+    /// What the columns were taken to be, with the guesses made.
+    pub detection: Detection,
+}
+
+impl Dataset {
+    /// Number of samples.
+    pub fn n(&self) -> usize {
+        self.models.first().map_or(0, |m| m.1.n())
+    }
+    /// Bytes held by labels and scores of every model.
+    pub fn byte_size(&self) -> usize {
+        self.models.iter().map(|m| m.1.byte_size()).sum()
+    }
+}
+
+/// Parser options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Column mapping overrides (default: detect everything).
+    pub mapping: ColumnMapping,
+    /// At most this many errors are kept per file (default 100).
+    pub max_errors: usize,
+    /// Total input size when known (e.g. `File.size`): lets the parser size its
+    /// columns once instead of growing them.
+    pub size_hint: Option<u64>,
+    /// Longest text record accepted (default 8 MiB).
+    pub max_record_bytes: usize,
+    /// Most bytes an `.npz` may inflate to, all members together (default 4 GiB);
+    /// each member is also held to its declared size.
+    pub max_decompressed: u64,
+    /// Largest JSON document accepted (it is buffered whole; default 1 GiB).
+    pub max_json_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mapping: ColumnMapping::default(),
+            max_errors: 100,
+            size_hint: None,
+            max_record_bytes: 8 << 20,
+            max_decompressed: 4 << 30,
+            max_json_bytes: 1 << 30,
+        }
+    }
+}
+
+/// The result of parsing one file: a dataset, or a plain NumPy array that needs its
+/// pair (`NAME.labels.npy` + `NAME.probs.npy`).
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum Parsed {
+    /// A complete dataset.
+    Dataset(Dataset),
+    /// A plain `.npy` array (labels or scores of a NumPy pair).
+    Array(NpyArray),
+}
+
+const SNIFF_LIMIT: usize = 64 * 1024;
+
+enum State {
+    /// Buffering the start of the input; whether it has a newline yet.
+    Sniff(Vec<u8>, bool),
+    Csv(Box<csv::CsvStream>),
+    Json(Box<json::JsonBuf>),
+    Npy(Box<npy::NpyDecoder>),
+    Npz(Box<npz::ZipStream>),
+    Failed(ParseErrors),
+    Done,
+}
+
+/// The push parser: feed byte slices of any size, then [`Parser::finish`].
+///
+/// CSV and `.npy` are parsed as the bytes arrive (memory: the columns plus one
+/// record). `.npz` members are inflated and decoded as they arrive (local headers are
+/// read in order, the central directory is skipped). JSON is buffered until
+/// `finish` (up to [`Options::max_json_bytes`]).
+pub struct Parser {
+    name: String,
+    opts: Options,
+    state: State,
+    bytes: u64,
+}
+
+impl Parser {
+    /// A parser for the file `name` (used in errors and as the model name).
+    pub fn new(name: impl Into<String>, options: Options) -> Self {
+        Parser {
+            name: name.into(),
+            opts: options,
+            state: State::Sniff(Vec::new(), false),
+            bytes: 0,
+        }
+    }
+
+    /// Bytes pushed so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Feeds the next slice. Returns `Err` as soon as the input cannot be read any
+    /// further (bad header, not a known format ...); row-level errors are collected
+    /// and returned by [`Parser::finish`]. After an `Err`, further pushes are
+    /// ignored and `finish` returns the same errors.
+    pub fn push(&mut self, data: &[u8]) -> Result<(), ParseErrors> {
+        self.bytes += data.len() as u64;
+        let mut data = data;
+        if let State::Sniff(buf, nl) = &mut self.state {
+            let take = data.len().min(SNIFF_LIMIT.saturating_sub(buf.len()));
+            *nl |= data[..take].contains(&b'\n');
+            buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            match sniff(buf, *nl, false) {
+                Sniffed::NeedMore => return Ok(()),
+                s => {
+                    let head = std::mem::take(buf);
+                    self.start(s, &head);
+                }
+            }
+        }
+        self.feed(data);
+        self.check()
+    }
+
+    fn start(&mut self, s: Sniffed, head: &[u8]) {
+        let name = self.name.clone();
+        let bom = match s {
+            Sniffed::Csv(b) | Sniffed::Json(b) => b,
+            _ => 0,
+        };
+        self.state = match s {
+            Sniffed::NeedMore => unreachable!(),
+            Sniffed::Empty => State::Failed(ParseErrors::single(ParseError::new(
+                ErrorCode::EmptyFile,
+                &name,
+                Location::default(),
+                "the file is empty",
+            ))),
+            Sniffed::Unknown(msg) => State::Failed(ParseErrors::single(ParseError::new(
+                ErrorCode::UnknownFormat,
+                &name,
+                Location::default(),
+                msg,
+            ))),
+            Sniffed::Npy => State::Npy(Box::new(npy::NpyDecoder::new(&name, None, &self.opts))),
+            Sniffed::Zip => State::Npz(Box::new(npz::ZipStream::new(&name, &self.opts))),
+            Sniffed::Json(bom) => State::Json(Box::new(json::JsonBuf::new(&name, bom, &self.opts))),
+            Sniffed::Csv(bom) => State::Csv(Box::new(csv::CsvStream::new(
+                &name,
+                &self.opts,
+                &head[bom..],
+            ))),
+        };
+        self.feed(&head[bom.min(head.len())..]);
+    }
+
+    fn feed(&mut self, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        match &mut self.state {
+            State::Csv(c) => c.push(data),
+            State::Json(j) => j.push(data),
+            State::Npy(n) => n.push(data),
+            State::Npz(z) => z.push(data),
+            _ => {}
+        }
+    }
+
+    fn check(&mut self) -> Result<(), ParseErrors> {
+        let failed = match &self.state {
+            State::Csv(c) => c.failed(),
+            State::Json(j) => j.failed(),
+            State::Npy(n) => n.failed(),
+            State::Npz(z) => z.failed(),
+            State::Failed(e) => return Err(e.clone()),
+            _ => false,
+        };
+        if failed {
+            let e = match std::mem::replace(&mut self.state, State::Done) {
+                State::Csv(c) => c.finish().err(),
+                State::Json(j) => j.finish().err(),
+                State::Npy(n) => n.finish_array().err(),
+                State::Npz(z) => z.finish().err(),
+                _ => None,
+            }
+            .unwrap_or_else(|| ParseErrors {
+                errors: Vec::new(),
+                more: 0,
+                dataset: None,
+            });
+            self.state = State::Failed(e.clone());
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Ends the input: the dataset, or every error found (up to the limit).
+    pub fn finish(self) -> Result<Dataset, ParseErrors> {
+        let name = self.name.clone();
+        match self.finish_any()? {
+            Parsed::Dataset(d) => Ok(d),
+            Parsed::Array(a) => Err(ParseErrors::single(ParseError::new(
+                ErrorCode::NpyNeedsPair,
+                &name,
+                Location::default(),
+                format!(
+                    "this .npy holds a plain {} array without labels; save labels and scores as a pair (NAME.labels.npy + NAME.probs.npy or NAME.logits.npy) and open both, or save a structured array with a label field",
+                    a.shape_text()
+                ),
+            ))),
+        }
+    }
+
+    /// Like [`Parser::finish`], but a plain `.npy` array is returned as such (for
+    /// [`npy_pair`]).
+    pub fn finish_any(mut self) -> Result<Parsed, ParseErrors> {
+        if let State::Sniff(buf, _) = &mut self.state {
+            let head = std::mem::take(buf);
+            let s = sniff(&head, true, true);
+            self.start(s, &head);
+        }
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Sniff(..) | State::Done => unreachable!(),
+            State::Failed(e) => Err(e),
+            State::Csv(c) => c.finish().map(Parsed::Dataset),
+            State::Json(j) => j.finish().map(Parsed::Dataset),
+            State::Npy(n) => {
+                let a = n.finish_array()?;
+                if a.is_structured() {
+                    npy::structured_dataset(&self.name, a, &self.opts).map(Parsed::Dataset)
+                } else {
+                    Ok(Parsed::Array(a))
+                }
+            }
+            State::Npz(z) => z.finish().map(Parsed::Dataset),
+        }
+    }
+}
+
+enum Sniffed {
+    NeedMore,
+    Empty,
+    Unknown(String),
+    Npy,
+    Zip,
+    /// JSON; the BOM length to skip.
+    Json(usize),
+    /// CSV; the BOM length to skip.
+    Csv(usize),
+}
+
+fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
+    if buf.is_empty() {
+        return if at_end {
+            Sniffed::Empty
+        } else {
+            Sniffed::NeedMore
+        };
+    }
+    let magic: &[(&[u8], Option<&str>)] = &[
+        (b"\x93NUMPY", None),
+        (b"PK\x03\x04", None),
+        (b"PK\x05\x06", None),
+        (b"PK\x06\x06", None),
+        (b"\x1f\x8b", Some("a gzip-compressed file; decompress it first (gunzip)")),
+        (b"BZh", Some("a bzip2-compressed file; decompress it first")),
+        (b"\x28\xb5\x2f\xfd", Some("a zstd-compressed file; decompress it first")),
+        (b"\xff\xfe", Some("UTF-16 text; save the file as UTF-8")),
+        (b"\xfe\xff", Some("UTF-16 text; save the file as UTF-8")),
+        (b"\x80\x02", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
+        (b"\x80\x03", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
+        (b"\x80\x04", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
+        (b"\x89HDF", Some("an HDF5 file; export the predictions as .npy, .npz or CSV")),
+        (b"PAR1", Some("a Parquet file; export the predictions as CSV (df.to_csv) or .npz")),
+    ];
+    for (m, msg) in magic {
+        let n = m.len().min(buf.len());
+        if buf[..n] == m[..n] {
+            if n < m.len() && !at_end {
+                return Sniffed::NeedMore;
+            }
+            if n == m.len() {
+                return match (msg, m[0]) {
+                    (Some(msg), _) => Sniffed::Unknown(format!("this is {msg}")),
+                    (None, b'P') => Sniffed::Zip,
+                    (None, _) => Sniffed::Npy,
+                };
+            }
+        }
+    }
+    let bom = if buf.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    };
+    if !at_end && buf.len() < 3 && b"\xef\xbb\xbf".starts_with(buf) {
+        return Sniffed::NeedMore;
+    }
+    let text = &buf[bom..];
+    match text.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => {
+            if at_end {
+                Sniffed::Empty
+            } else {
+                Sniffed::NeedMore
+            }
+        }
+        Some(b'[') | Some(b'{') => Sniffed::Json(bom),
+        Some(_) => {
+            // wait for the first line and 4 KiB (or the end): the same decision
+            // whatever the slice boundaries
+            if at_end || (has_newline && buf.len() >= 4096) || buf.len() >= SNIFF_LIMIT {
+                if text.iter().take(4096).filter(|&&b| b == 0).count() > 0 {
+                    return Sniffed::Unknown(
+                        "this is a binary file, not CSV, JSON, .npy or .npz".into(),
+                    );
+                }
+                Sniffed::Csv(bom)
+            } else {
+                Sniffed::NeedMore
+            }
+        }
+    }
+}
+
+/// Parses a whole file held in memory (same result as pushing it in slices).
+pub fn parse_bytes(name: &str, bytes: &[u8], options: &Options) -> Result<Dataset, ParseErrors> {
+    let mut opts = options.clone();
+    opts.size_hint.get_or_insert(bytes.len() as u64);
+    let mut p = Parser::new(name, opts);
+    let _ = p.push(bytes);
+    p.finish()
+}
+
+/// Parses a whole file held in memory; a plain `.npy` array comes back as
+/// [`Parsed::Array`].
+pub fn parse_bytes_any(name: &str, bytes: &[u8], options: &Options) -> Result<Parsed, ParseErrors> {
+    let mut opts = options.clone();
+    opts.size_hint.get_or_insert(bytes.len() as u64);
+    let mut p = Parser::new(name, opts);
+    let _ = p.push(bytes);
+    p.finish_any()
+}
+
+pub use npy::npy_pair;
+
+/// The pair role a file name implies: `NAME.labels.npy` → `(NAME, None)`,
+/// `NAME.probs.npy` → `(NAME, Some(Probs))`, `NAME.logits.npy` → `(NAME, Some(Logits))`.
+pub fn pair_role(file_name: &str) -> Option<(String, Option<Source>)> {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let stem = base.strip_suffix(".npy")?;
+    for (suffix, role) in [
+        (".labels", None),
+        (".label", None),
+        (".y", None),
+        (".probs", Some(Source::Probs)),
+        (".proba", Some(Source::Probs)),
+        (".logits", Some(Source::Logits)),
+    ] {
+        if let Some(name) = stem.strip_suffix(suffix) {
+            if !name.is_empty() {
+                return Some((name.to_string(), role));
+            }
+        }
+    }
+    None
+}
+
+/// The file name without directories and extension (`a/b/x.csv` → `x`).
+pub(crate) fn stem(file: &str) -> String {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    for ext in [".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz"] {
+        if let Some(s) = base.strip_suffix(ext) {
+            if !s.is_empty() {
+                return s.to_string();
+            }
+        }
+    }
+    base.to_string()
+}
+
+/// Checks that every model has the first model's samples: same n, same labels.
+pub(crate) fn check_same_samples(
+    ds: &Dataset,
+    sink: &mut Sink,
+    file_row: impl Fn(usize, usize) -> Option<u64>,
+) {
+    let Some((first_name, first)) = ds.models.first() else {
+        return;
+    };
+    for (mi, (name, set)) in ds.models.iter().enumerate().skip(1) {
+        if set.n() != first.n() {
+            sink.push(
+                ErrorCode::ModelLengthMismatch,
+                Location {
+                    model: Some(name.clone()),
+                    ..Default::default()
+                },
+                format!(
+                    "model {name:?} has {} samples but model {first_name:?} has {}; every model must predict the same samples",
+                    set.n(),
+                    first.n()
+                ),
+            );
+            continue;
+        }
+        if let Some(r) = (0..set.n()).find(|&r| set.labels[r] != first.labels[r]) {
+            sink.push(
+                ErrorCode::ModelLabelMismatch,
+                Location {
+                    row: file_row(mi, r),
+                    model: Some(name.clone()),
+                    sample: Some(r as u64),
+                    ..Default::default()
+                },
+                format!(
+                    "sample {r}: model {name:?} has label {} but model {first_name:?} has label {}; every model must list the same samples in the same order",
+                    set.labels[r], first.labels[r]
+                ),
+            );
+        }
+        if set.k != first.k && set.kind() != calibscope_core::Kind::TopLabel {
+            sink.push(
+                ErrorCode::IncompatibleFiles,
+                Location {
+                    model: Some(name.clone()),
+                    ..Default::default()
+                },
+                format!(
+                    "model {name:?} has {} classes but model {first_name:?} has {}",
+                    set.k, first.k
+                ),
+            );
+        }
+    }
+}
+
+/// Combines datasets read from several files into one multi-model dataset on the
+/// same samples. Model names: the file's model names (its stem for a single-model
+/// file); a name that repeats gets the file stem prefixed. Labels must agree row by
+/// row: a mismatch is an error naming the first differing row.
+pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
+    let mut it = datasets.into_iter();
+    let Some(mut out) = it.next() else {
+        return Err(ParseErrors::single(ParseError::new(
+            ErrorCode::EmptyFile,
+            "",
+            Location::default(),
+            "no files given",
+        )));
+    };
+    let mut any = false;
+    for d in it {
+        any = true;
+        if d.class_names != out.class_names && d.models[0].1.k == out.models[0].1.k {
+            out.detection.guess(
+                "class_names",
+                out.class_names.join(","),
+                format!(
+                    "{} names the classes {}; the first file's names were kept",
+                    d.name,
+                    d.class_names.join(",")
+                ),
+            );
+        }
+        for (name, set) in d.models {
+            let name = if out.models.iter().any(|m| m.0 == name) {
+                format!("{}/{}", d.name, name)
+            } else {
+                name
+            };
+            out.models.push((name, set));
+        }
+        out.files.extend(d.files);
+        if out.ids.is_none() {
+            out.ids = d.ids;
+        }
+    }
+    if any {
+        out.format = Format::MultiFile;
+        out.name = out
+            .files
+            .iter()
+            .map(|f| stem(f))
+            .collect::<Vec<_>>()
+            .join("+");
+    }
+    let mut sink = Sink::new(&out.name, 100);
+    check_same_samples(&out, &mut sink, |_, r| Some(r as u64));
+    if sink.is_empty() {
+        Ok(out)
+    } else {
+        Err(sink.into_errors(None))
+    }
+}

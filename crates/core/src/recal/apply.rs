@@ -20,8 +20,15 @@ use crate::split::{stratified_split, Split};
 /// multiclass logit matrix `z` (given, or `ln p` of probability input, clipped).
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitScores {
+    /// The binary score `s` of each sample.
     Binary(Vec<f64>),
-    Multiclass { logits: Values, k: usize },
+    /// The `n × k` logits (`ln p` of probability input).
+    Multiclass {
+        /// Row-major logits.
+        logits: Values,
+        /// Number of classes.
+        k: usize,
+    },
 }
 
 impl FitScores {
@@ -71,6 +78,81 @@ impl FitScores {
             FitScores::Multiclass { logits, k } => logits.get(i * k + r),
         }
     }
+
+    /// The rows `rows` scaled by a temperature: logits `s/τ` (binary) or `z/τ`.
+    pub fn temperature_scaled(&self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
+        let labels = rows.iter().map(|&i| labels[i]).collect();
+        match self {
+            FitScores::Binary(s) => PredictionSet {
+                labels,
+                scores: Scores::Column {
+                    values: Values::F64(rows.iter().map(|&i| s[i] / tau).collect()),
+                    source: Source::Logits,
+                },
+                k: 2,
+            },
+            FitScores::Multiclass { logits, k } => {
+                let mut scaled = Vec::with_capacity(rows.len() * k);
+                for &i in rows {
+                    scaled.extend((0..*k).map(|r| logits.get(i * k + r) / tau));
+                }
+                PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(scaled),
+                        k: *k,
+                        source: Source::Logits,
+                    },
+                    k: *k,
+                }
+            }
+        }
+    }
+
+    /// The rows `rows` mapped through fitted one-vs-rest maps (`maps[0]` applied to
+    /// `s` for binary input; `maps[r]` to `z_r` otherwise, rows renormalised, an
+    /// all-zero row made uniform). Returns the set and how many rows were made uniform.
+    pub fn mapped<F>(
+        &self,
+        labels: &[u32],
+        maps: &[&F],
+        predict: impl Fn(&F, f64) -> f64,
+        rows: &[usize],
+    ) -> (PredictionSet, usize) {
+        let labels = rows.iter().map(|&i| labels[i]).collect();
+        match self {
+            FitScores::Binary(s) => {
+                let u = rows.iter().map(|&i| predict(maps[0], s[i])).collect();
+                let set = PredictionSet {
+                    labels,
+                    scores: Scores::Column {
+                        values: Values::F64(u),
+                        source: Source::Probs,
+                    },
+                    k: 2,
+                };
+                (set, 0)
+            }
+            FitScores::Multiclass { k, .. } => {
+                let k = *k;
+                let mut p = Vec::with_capacity(rows.len() * k);
+                for &i in rows {
+                    p.extend((0..k).map(|r| predict(maps[r], self.class_score(i, r))));
+                }
+                let zero_rows = renormalize_rows(&mut p, k);
+                let set = PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(p),
+                        k,
+                        source: Source::Probs,
+                    },
+                    k,
+                };
+                (set, zero_rows)
+            }
+        }
+    }
 }
 
 /// Why a fit is undefined.
@@ -79,7 +161,12 @@ pub enum Undefined {
     /// The calibration split has no rows.
     EmptyCalibrationSplit,
     /// A one-vs-rest fit lacks the positive (or negative) class on the calibration split.
-    MissingClass { class: usize, positive: bool },
+    MissingClass {
+        /// The class of the one-vs-rest fit.
+        class: usize,
+        /// True when the positive class is missing, false for the negative.
+        positive: bool,
+    },
     /// Top-label input has no scores to recalibrate.
     TopLabel,
 }
@@ -101,9 +188,11 @@ impl std::fmt::Display for Undefined {
 /// Temperature scaling's fit, its recalibrated evaluation set and its checks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TemperatureOutcome {
+    /// τ, the NLL at 1 and at τ, and the search trace.
     pub fit: TemperatureFit,
     /// The evaluation split after scaling (logits `s/τ` or `z/τ`).
     pub after: PredictionSet,
+    /// The invariance checks on the evaluation split.
     pub invariants: TemperatureInvariants,
 }
 
@@ -143,14 +232,63 @@ pub struct MapOutcome<F> {
     pub zero_rows_made_uniform: usize,
 }
 
+/// A fitted one-vs-rest map from a score to a probability (Platt, isotonic).
+pub trait ScoreMap {
+    /// The recalibrated probability of score `s`.
+    fn map(&self, s: f64) -> f64;
+}
+
+impl ScoreMap for PlattFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl ScoreMap for IsotonicFit {
+    fn map(&self, s: f64) -> f64 {
+        self.predict(s)
+    }
+}
+
+impl<F: ScoreMap> MapOutcome<F> {
+    /// The fitted maps (one per class, or one for binary input), or why they are
+    /// undefined.
+    pub fn maps(&self) -> Result<Vec<&F>, Undefined> {
+        if let Err(reason) = &self.after {
+            return Err(reason.clone());
+        }
+        Ok(self
+            .fits
+            .iter()
+            .map(|f| f.as_ref().expect("defined when after is"))
+            .collect())
+    }
+
+    /// The rows `rows` of the scores recalibrated by these maps.
+    pub fn apply(
+        &self,
+        scores: &FitScores,
+        labels: &[u32],
+        rows: &[usize],
+    ) -> Result<PredictionSet, Undefined> {
+        Ok(scores
+            .mapped(labels, &self.maps()?, |f, s| f.map(s), rows)
+            .0)
+    }
+}
+
 /// Everything of a recalibration run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recalibration {
+    /// The calibration / evaluation split.
     pub split: Split,
     /// The evaluation split as given ("before").
     pub before: PredictionSet,
+    /// Temperature scaling, or why it is undefined.
     pub temperature: Result<TemperatureOutcome, Undefined>,
+    /// Platt scaling, or why it is undefined.
     pub platt: Result<MapOutcome<PlattFit>, Undefined>,
+    /// Isotonic regression, or why it is undefined.
     pub isotonic: Result<MapOutcome<IsotonicFit>, Undefined>,
     /// Probability input holding exact 0s or 1s: `ln 1e-15` becomes a fake logit and
     /// temperature scaling is ill-posed.
@@ -215,40 +353,16 @@ fn temperature(
 ) -> TemperatureOutcome {
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
-    let (fit, after) = match scores {
-        FitScores::Binary(s) => {
-            let objective = super::BinaryNll::new(s, &set.labels, cal).expect("non-empty split");
-            let fit = objective.fit(&options);
-            let scaled: Vec<f64> = split.evaluation.iter().map(|&i| s[i] / fit.tau).collect();
-            let after = PredictionSet {
-                labels: before.labels.clone(),
-                scores: Scores::Column {
-                    values: Values::F64(scaled),
-                    source: Source::Logits,
-                },
-                k: 2,
-            };
-            (fit, after)
-        }
+    let fit = match scores {
+        FitScores::Binary(s) => super::BinaryNll::new(s, &set.labels, cal)
+            .expect("non-empty split")
+            .fit(&options),
         FitScores::Multiclass { logits, k } => {
-            let fit = super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
-                .expect("non-empty split");
-            let mut scaled = Vec::with_capacity(split.evaluation.len() * k);
-            for &i in &split.evaluation {
-                scaled.extend((0..*k).map(|r| logits.get(i * k + r) / fit.tau));
-            }
-            let after = PredictionSet {
-                labels: before.labels.clone(),
-                scores: Scores::Matrix {
-                    values: Values::F64(scaled),
-                    k: *k,
-                    source: Source::Logits,
-                },
-                k: *k,
-            };
-            (fit, after)
+            super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
+                .expect("non-empty split")
         }
     };
+    let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
     let invariants = invariants(scores, split, &fit, before, &after);
     TemperatureOutcome {
         fit,
@@ -353,7 +467,6 @@ fn one_vs_rest<F>(
         }
         fits.push(f);
     }
-    let labels: Vec<u32> = split.evaluation.iter().map(|&i| set.labels[i]).collect();
     if let Some(reason) = missing {
         return MapOutcome {
             fits,
@@ -362,42 +475,10 @@ fn one_vs_rest<F>(
         };
     }
     let fitted: Vec<&F> = fits.iter().map(|f| f.as_ref().expect("checked")).collect();
-    let (scores_out, zero_rows) = if binary {
-        let u: Vec<f64> = split
-            .evaluation
-            .iter()
-            .map(|&i| predict(fitted[0], scores.class_score(i, 1)))
-            .collect();
-        (
-            Scores::Column {
-                values: Values::F64(u),
-                source: Source::Probs,
-            },
-            0,
-        )
-    } else {
-        let k = set.k;
-        let mut p = Vec::with_capacity(split.evaluation.len() * k);
-        for &i in &split.evaluation {
-            p.extend((0..k).map(|r| predict(fitted[r], scores.class_score(i, r))));
-        }
-        let zero_rows = renormalize_rows(&mut p, k);
-        (
-            Scores::Matrix {
-                values: Values::F64(p),
-                k,
-                source: Source::Probs,
-            },
-            zero_rows,
-        )
-    };
+    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, predict, &split.evaluation);
     MapOutcome {
         fits,
-        after: Ok(PredictionSet {
-            labels,
-            scores: scores_out,
-            k: set.k,
-        }),
+        after: Ok(after),
         zero_rows_made_uniform: zero_rows,
     }
 }

@@ -57,6 +57,21 @@ pub fn at_bracket_end(x: f64, lo: f64, hi: f64) -> bool {
     (x - lo).abs() <= BRACKET_END_TOLERANCE || (hi - x).abs() <= BRACKET_END_TOLERANCE
 }
 
+/// An objective evaluated one or two points at a time, told the current bracket
+/// `(a, b)` (every later probe lies in it) and the best value seen so far.
+pub(crate) trait Evaluator {
+    fn eval(&mut self, xs: &[f64], bracket: (f64, f64), best: f64, out: &mut [f64]);
+}
+
+/// Adapts `eval(xs, out)`.
+struct Plain<F>(F);
+
+impl<F: FnMut(&[f64], &mut [f64])> Evaluator for Plain<F> {
+    fn eval(&mut self, xs: &[f64], _: (f64, f64), _: f64, out: &mut [f64]) {
+        (self.0)(xs, out)
+    }
+}
+
 /// Bookkeeping shared by both procedures: the memo of evaluated probes and the best.
 struct Probes {
     seen: Vec<(u64, f64)>,
@@ -91,18 +106,18 @@ impl Probes {
 
     /// `f(c)` and `f(d)`, evaluating (through `eval`, 1 or 2 points at once) only the
     /// probes not seen before.
-    fn pair(&mut self, c: f64, d: f64, eval: &mut impl FnMut(&[f64], &mut [f64])) -> (f64, f64) {
+    fn pair(&mut self, c: f64, d: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> (f64, f64) {
         let (fc, fd) = match (self.lookup(c), self.lookup(d)) {
             (Some(fc), Some(fd)) => (fc, fd),
-            (Some(fc), None) => (fc, self.one(d, eval)),
-            (None, Some(fd)) => (self.one(c, eval), fd),
+            (Some(fc), None) => (fc, self.one(d, ab, eval)),
+            (None, Some(fd)) => (self.one(c, ab, eval), fd),
             (None, None) if c.to_bits() == d.to_bits() => {
-                let v = self.one(c, eval);
+                let v = self.one(c, ab, eval);
                 (v, v)
             }
             (None, None) => {
                 let mut out = [0.0; 2];
-                eval(&[c, d], &mut out);
+                eval.eval(&[c, d], ab, self.best_f, &mut out);
                 self.evaluations += 2;
                 (out[0], out[1])
             }
@@ -112,9 +127,9 @@ impl Probes {
         (fc, fd)
     }
 
-    fn one(&mut self, x: f64, eval: &mut impl FnMut(&[f64], &mut [f64])) -> f64 {
+    fn one(&mut self, x: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> f64 {
         let mut out = [0.0];
-        eval(&[x], &mut out);
+        eval.eval(&[x], ab, self.best_f, &mut out);
         self.evaluations += 1;
         out[0]
     }
@@ -154,7 +169,17 @@ pub fn golden_section(
 /// (`eval(xs, out)` writes `f(xs[i])` to `out[i]`, `xs.len()` in {1, 2}), so that both
 /// probes of an iteration can share one pass over the data. Same procedure and result.
 pub fn golden_section_batch(
-    mut eval: impl FnMut(&[f64], &mut [f64]),
+    eval: impl FnMut(&[f64], &mut [f64]),
+    lo: f64,
+    hi: f64,
+    iterations: usize,
+) -> GoldenSearch {
+    golden_contract(&mut Plain(eval), lo, hi, iterations)
+}
+
+/// The contract's procedure with a bracket-aware evaluator.
+pub(crate) fn golden_contract(
+    eval: &mut impl Evaluator,
     lo: f64,
     hi: f64,
     iterations: usize,
@@ -165,7 +190,7 @@ pub fn golden_section_batch(
     for iteration in 1..=iterations {
         let c = b - PHI * (b - a);
         let d = a + PHI * (b - a);
-        let (fc, fd) = probes.pair(c, d, &mut eval);
+        let (fc, fd) = probes.pair(c, d, (a, b), eval);
         if fc < fd {
             b = d;
         } else {
@@ -206,17 +231,28 @@ pub fn golden_section_reuse(
     rel_width: f64,
     max_iterations: usize,
 ) -> GoldenSearch {
-    let (mut a, mut b) = (lo, hi);
-    let mut probes = Probes::new();
-    let mut eval = |xs: &[f64], out: &mut [f64]| {
+    let eval = |xs: &[f64], out: &mut [f64]| {
         for (o, &x) in out.iter_mut().zip(xs) {
             *o = f(x);
         }
     };
+    golden_reuse(&mut Plain(eval), lo, hi, rel_width, max_iterations)
+}
+
+/// The reuse-the-surviving-probe procedure with a bracket-aware evaluator.
+pub(crate) fn golden_reuse(
+    eval: &mut impl Evaluator,
+    lo: f64,
+    hi: f64,
+    rel_width: f64,
+    max_iterations: usize,
+) -> GoldenSearch {
+    let (mut a, mut b) = (lo, hi);
+    let mut probes = Probes::new();
     let mut c = b - PHI * (b - a);
     let mut d = a + PHI * (b - a);
     let (mut fc, mut fd) = if max_iterations > 0 {
-        probes.pair(c, d, &mut eval)
+        probes.pair(c, d, (a, b), eval)
     } else {
         (0.0, 0.0)
     };
@@ -227,14 +263,14 @@ pub fn golden_section_reuse(
             d = c;
             fd = fc;
             c = b - PHI * (b - a);
-            fc = probes.one(c, &mut eval);
+            fc = probes.one(c, (a, b), eval);
             probes.record(c, fc);
         } else {
             a = c;
             c = d;
             fc = fd;
             d = a + PHI * (b - a);
-            fd = probes.one(d, &mut eval);
+            fd = probes.one(d, (a, b), eval);
             probes.record(d, fd);
         }
         trace.push(GoldenStep {

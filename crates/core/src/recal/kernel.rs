@@ -15,12 +15,15 @@ use crate::data::Real;
 use crate::sum::Sum;
 
 /// Lanes per chunk.
-const W: usize = 4;
+pub(crate) const W: usize = 4;
+/// Columns per piece of a row in the multiclass kernel (a multiple of `W`).
+const PIECE: usize = 64;
 /// Rows per batch of the vectorised `log1p` in the multiclass kernel.
 const RB: usize = 8;
-/// Elements per lane summed in plain `f64` before they enter the compensated sum
-/// (bounds the plain-summation error by `BLOCK * eps` relative).
-const BLOCK: usize = 32;
+/// Elements per block of the binary kernel: each of the `W` lanes sums `BLOCK / W`
+/// terms in plain `f64` before they enter the compensated sum (plain-summation error
+/// at most `BLOCK / W * eps` relative).
+const BLOCK: usize = 128;
 
 /// `1.5 * 2^52`: adding it rounds an `|x| < 2^51` to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
@@ -62,7 +65,7 @@ const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 pub(crate) const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
 #[inline(always)]
-fn fmadd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
+pub(crate) fn fmadd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
         a.mul_add(b, c)
     } else {
@@ -79,12 +82,24 @@ pub(crate) fn exp2_nonpos<const FMA: bool>(x: f64) -> f64 {
     let t = x + ROUND_MAGIC;
     let n = t - ROUND_MAGIC;
     let f = x - n; // exact, in [-1/2, 1/2]
-    let mut p = EXP2_C[11];
-    let mut i = 11;
-    while i > 0 {
-        i -= 1;
-        p = fmadd::<FMA>(p, f, EXP2_C[i]);
-    }
+                   // Estrin's scheme: the dependency chain is 5 operations deep instead of 11
+    let c = &EXP2_C;
+    let (f2, p01, p23, p45) = (
+        f * f,
+        fmadd::<FMA>(c[1], f, c[0]),
+        fmadd::<FMA>(c[3], f, c[2]),
+        fmadd::<FMA>(c[5], f, c[4]),
+    );
+    let (f4, p67, p89, p1011) = (
+        f2 * f2,
+        fmadd::<FMA>(c[7], f, c[6]),
+        fmadd::<FMA>(c[9], f, c[8]),
+        fmadd::<FMA>(c[11], f, c[10]),
+    );
+    let p03 = fmadd::<FMA>(p23, f2, p01);
+    let p47 = fmadd::<FMA>(p67, f2, p45);
+    let p811 = fmadd::<FMA>(p1011, f2, p89);
+    let p = fmadd::<FMA>(fmadd::<FMA>(p811, f4, p47), f4, p03);
     // p * 2^(n + 60) is normal for n >= -1080; the final * 2^-60 rounds once
     let e = (t.to_bits() as i64).wrapping_sub(ROUND_MAGIC.to_bits() as i64 - 60);
     let scaled = (p.to_bits() as i64).wrapping_add(e << 52);
@@ -111,13 +126,15 @@ pub(crate) fn ln1p_nonneg<const FMA: bool>(r: f64) -> f64 {
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
     let z = s * s;
-    let mut r_poly = LG[6];
-    let mut i = 6;
-    while i > 0 {
-        i -= 1;
-        r_poly = fmadd::<FMA>(r_poly, z, LG[i]);
-    }
-    let r_poly = r_poly * z;
+    // R(z) = z (Lg1 + Lg2 z + ... + Lg7 z^6), Estrin's scheme
+    let z2 = z * z;
+    let q03 = fmadd::<FMA>(
+        fmadd::<FMA>(LG[3], z, LG[2]),
+        z2,
+        fmadd::<FMA>(LG[1], z, LG[0]),
+    );
+    let q46 = fmadd::<FMA>(LG[6], z2, fmadd::<FMA>(LG[5], z, LG[4]));
+    let r_poly = fmadd::<FMA>(q46, z2 * z2, q03) * z;
     let ln_w = fmadd::<FMA>(
         k,
         LN2_HI,
@@ -130,45 +147,42 @@ pub(crate) fn ln1p_nonneg<const FMA: bool>(r: f64) -> f64 {
     fmadd::<FMA>(c, y1, ln_w)
 }
 
+/// Adds `v` to `total` as `W` plain lane sums (each over `v.len() / W` terms) folded
+/// into the compensated sum. `v.len()` must be a multiple of `W`.
+#[inline(always)]
+fn lane_sum(v: &[f64]) -> [f64; W] {
+    let mut acc = [0.0f64; W];
+    for c in v.chunks_exact(W) {
+        for l in 0..W {
+            acc[l] += c[l];
+        }
+    }
+    acc
+}
+
 /// The binary kernel: for each `beta` (already multiplied by `log2(e)`), the
 /// compensated sum over `a` of `ln(1 + 2^(-a * beta))` (`a >= 0`).
+///
+/// Element work is a plain map loop over a block (what LLVM's loop vectoriser handles
+/// best), followed by a lane sum of the block.
 #[inline(always)]
 fn binary_body<const FMA: bool, const NT: usize>(a: &[f64], beta2: [f64; NT]) -> [f64; NT] {
     let mut total = [Sum::new(); NT];
-    let mut blocks = a.chunks_exact(W * BLOCK);
-    for block in &mut blocks {
-        let mut acc = [[0.0f64; W]; NT];
-        for chunk in block.chunks_exact(W) {
+    let mut tmp = [[0.0f64; BLOCK]; NT];
+    for block in a.chunks(BLOCK) {
+        let m = block.len();
+        let mp = m.div_ceil(W) * W;
+        for (j, &x) in block.iter().enumerate() {
+            // the NT evaluations are independent chains in one iteration
             for t in 0..NT {
-                for l in 0..W {
-                    let u = exp2_nonpos::<FMA>(-chunk[l] * beta2[t]);
-                    acc[t][l] += ln1p_nonneg::<FMA>(u);
-                }
+                tmp[t][j] = ln1p_nonneg::<FMA>(exp2_nonpos::<FMA>(-x * beta2[t]));
             }
         }
         for t in 0..NT {
-            for v in acc[t] {
+            tmp[t][m..mp].fill(0.0);
+            for v in lane_sum(&tmp[t][..mp]) {
                 total[t].add(v);
             }
-        }
-    }
-    let rest = blocks.remainder();
-    let mut chunks = rest.chunks_exact(W);
-    for chunk in &mut chunks {
-        for t in 0..NT {
-            let mut acc = [0.0f64; W];
-            for l in 0..W {
-                let u = exp2_nonpos::<FMA>(-chunk[l] * beta2[t]);
-                acc[l] = ln1p_nonneg::<FMA>(u);
-            }
-            for v in acc {
-                total[t].add(v);
-            }
-        }
-    }
-    for &x in chunks.remainder() {
-        for t in 0..NT {
-            total[t].add(ln1p_nonneg::<FMA>(exp2_nonpos::<FMA>(-x * beta2[t])));
         }
     }
     total.map(|s| s.value())
@@ -186,6 +200,83 @@ pub(crate) struct RowStats<'a> {
     pub argmax: Vec<u32>,
 }
 
+/// Below this many classes the multiclass kernel works on blocks of rows transposed
+/// (lanes across rows); from it on, along each row (lanes across classes).
+pub(crate) const TRANSPOSE_BELOW_K: usize = 16;
+/// Rows per transposed block (a multiple of `W`).
+pub(crate) const TB: usize = 64;
+
+/// Fills the transposed block `tb[j * TB + r] = z_{i0+r, j} - m_{i0+r} - shift(row)`
+/// for the `len` rows of a block (`-inf` at the first maximum and in the padding
+/// rows `len..TB`); `shift` sees the row's values and its maximum and argmax.
+#[inline(always)]
+pub(crate) fn transpose_block<T: Real>(
+    data: &[T],
+    k: usize,
+    stats: &RowStats<'_>,
+    i0: usize,
+    len: usize,
+    tb: &mut [f64],
+    mut shift: impl FnMut(usize, &[T], f64, usize) -> f64,
+) {
+    for r in 0..TB {
+        if r < len {
+            let i = i0 + r;
+            let row = stats.rows.map_or(i, |rows| rows[i]);
+            let z = &data[row * k..row * k + k];
+            let (m, a) = (stats.max[i], stats.argmax[i] as usize);
+            let d2 = shift(i, z, m, a);
+            for (j, v) in z.iter().enumerate() {
+                tb[j * TB + r] = (v.to_f64() - m) - d2;
+            }
+            tb[a * TB + r] = f64::NEG_INFINITY;
+        } else {
+            for j in 0..k {
+                tb[j * TB + r] = f64::NEG_INFINITY;
+            }
+        }
+    }
+}
+
+/// The multiclass kernel for few classes: blocks of `TB` rows, transposed, so that
+/// the lanes run across rows.
+#[inline(always)]
+fn multiclass_body_t<const FMA: bool, const NT: usize, T: Real>(
+    data: &[T],
+    k: usize,
+    stats: &RowStats<'_>,
+    beta2: [f64; NT],
+) -> [f64; NT] {
+    let mut tb = vec![0.0f64; k * TB];
+    let mut total = [Sum::new(); NT];
+    let mut acc = [[0.0f64; TB]; NT];
+    let mut i0 = 0;
+    while i0 < stats.n {
+        let len = TB.min(stats.n - i0);
+        transpose_block(data, k, stats, i0, len, &mut tb, |_, _, _, _| 0.0);
+        for a in acc.iter_mut() {
+            a.fill(0.0);
+        }
+        for col in tb.chunks_exact(TB) {
+            for (r, &d) in col.iter().enumerate() {
+                for t in 0..NT {
+                    acc[t][r] += exp2_nonpos::<FMA>(d * beta2[t]);
+                }
+            }
+        }
+        for t in 0..NT {
+            for v in acc[t].iter_mut() {
+                *v = ln1p_nonneg::<FMA>(*v);
+            }
+            for v in lane_sum(&acc[t]) {
+                total[t].add(v);
+            }
+        }
+        i0 += len;
+    }
+    total.map(|s| s.value())
+}
+
 /// The multiclass kernel: for each `beta` (times `log2(e)`), the compensated sum over
 /// rows of `ln(sum_{j != argmax} 2^((z_ij - m_i) beta) + 1)`.
 #[inline(always)]
@@ -195,9 +286,13 @@ fn multiclass_body<const FMA: bool, const NT: usize, T: Real>(
     stats: &RowStats<'_>,
     beta2: [f64; NT],
 ) -> [f64; NT] {
+    if k < TRANSPOSE_BELOW_K {
+        return multiclass_body_t::<FMA, NT, T>(data, k, stats, beta2);
+    }
     let kp = k.div_ceil(W) * W;
-    // the row's deltas, the first maximum and the padding set to -inf (exp2 -> 0)
+    // the row's deltas; the first maximum and the padding are -inf (exp2 -> 0)
     let mut buf = vec![f64::NEG_INFINITY; kp];
+    let mut e = [[0.0f64; PIECE]; NT];
     let mut total = [Sum::new(); NT];
     let mut batch = [[0.0f64; RB]; NT];
     let mut filled = 0;
@@ -209,31 +304,38 @@ fn multiclass_body<const FMA: bool, const NT: usize, T: Real>(
             *d = v.to_f64() - m;
         }
         buf[stats.argmax[i] as usize] = f64::NEG_INFINITY;
-        for t in 0..NT {
-            let mut acc = [0.0f64; W];
-            for chunk in buf.chunks_exact(W) {
-                for l in 0..W {
-                    acc[l] += exp2_nonpos::<FMA>(chunk[l] * beta2[t]);
+        let mut acc = [[0.0f64; W]; NT];
+        for piece in buf.chunks(PIECE) {
+            let m = piece.len();
+            assert!(m <= PIECE);
+            for (j, &d) in piece.iter().enumerate() {
+                // the NT evaluations are independent chains in one iteration
+                for t in 0..NT {
+                    e[t][j] = exp2_nonpos::<FMA>(d * beta2[t]);
                 }
             }
-            batch[t][filled] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            for t in 0..NT {
+                let s = lane_sum(&e[t][..m]);
+                for l in 0..W {
+                    acc[t][l] += s[l];
+                }
+            }
+        }
+        for t in 0..NT {
+            let a = acc[t];
+            batch[t][filled] = (a[0] + a[1]) + (a[2] + a[3]);
         }
         filled += 1;
-        if filled == RB {
+        if filled == RB || i + 1 == stats.n {
             for t in 0..NT {
                 for v in batch[t].iter_mut() {
                     *v = ln1p_nonneg::<FMA>(*v);
                 }
-                for v in batch[t] {
+                for &v in &batch[t][..filled] {
                     total[t].add(v);
                 }
             }
             filled = 0;
-        }
-    }
-    for t in 0..NT {
-        for &v in &batch[t][..filled] {
-            total[t].add(ln1p_nonneg::<FMA>(v));
         }
     }
     total.map(|s| s.value())

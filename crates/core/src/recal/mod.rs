@@ -22,6 +22,7 @@ pub mod golden;
 pub mod isotonic;
 pub mod kernel;
 pub mod platt;
+mod taylor;
 pub mod temperature;
 
 pub use golden::{
@@ -102,17 +103,7 @@ pub fn ln_clipped_all<T: Real>(p: &[T]) -> Vec<f64> {
     p.iter().map(|v| ln_clipped(v.to_f64())).collect()
 }
 
-/// The logistic function `1 / (1 + e^-x)`, computed without overflow (`e^x / (1 + e^x)`
-/// for negative `x`); `sigmoid(±inf) = 1, 0`, NaN for NaN.
-#[inline]
-pub fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
+pub use crate::reading::sigmoid;
 
 /// `out = softmax(z / tau)` of one row, with the max subtraction:
 /// `out_j = e_j / sum e`, `e_j = exp((z_j - max z) / tau)`, the sum compensated.

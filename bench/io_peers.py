@@ -1,0 +1,110 @@
+"""Issue 3's side-by-side benchmarks: calibscope's reader and CLI vs pandas,
+scikit-learn and torchmetrics, on the same generated files, in the same run.
+
+    python bench/io_peers.py generate OUT      # 100 MB numeric CSV (label,p_0..p_9) and a 1M-row binary CSV
+    python bench/io_peers.py run OUT CALIBSCOPE IO_EXAMPLE --repeat 3
+
+Run through bench/run_io_peers.sh, which makes the virtualenv and builds the tools.
+"""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def generate(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(7)
+    multi = out / "multi_1e2mb.csv"
+    if not multi.exists():
+        n = 600_000  # about 100 MB as label,p_0..p_9 with 17 significant digits
+        z = rng.normal(size=(n, 10)) * 2.0
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        y = np.array([rng.choice(10, p=row) for row in p[:50_000]] + list(rng.integers(0, 10, n - 50_000)))
+        header = "label," + ",".join(f"p_{r}" for r in range(10))
+        np.savetxt(multi, np.column_stack([y, p]), delimiter=",", header=header, comments="",
+                   fmt=["%d"] + ["%.17g"] * 10)
+    binary = out / "binary_1m.csv"
+    if not binary.exists():
+        n = 1_000_000
+        u = rng.uniform(size=n)
+        y = (rng.uniform(size=n) < u ** 1.3).astype(int)
+        np.savetxt(binary, np.column_stack([y, u]), delimiter=",", header="label,p", comments="",
+                   fmt=["%d", "%.17g"])
+    for f in (multi, binary):
+        print(f"{f.name}: {f.stat().st_size / 1e6:.1f} MB")
+
+
+def best_of(repeat, fn):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def python_audit(path: Path) -> None:
+    """The comparable audit with the Python stack: read the CSV with pandas, then
+    ECE (15 bins), Brier, log loss, ROC AUC, accuracy, CSR/cwA with numpy."""
+    import pandas as pd
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+    df = pd.read_csv(path)
+    y = df["label"].to_numpy()
+    u = df["p"].to_numpy()
+    try:
+        import torch
+        from torchmetrics.functional.classification import binary_calibration_error
+        t_u, t_y = torch.from_numpy(u), torch.from_numpy(y)
+        binary_calibration_error(t_u, t_y, n_bins=15, norm="l1")
+        binary_calibration_error(t_u, t_y, n_bins=15, norm="max")
+    except ImportError:
+        edges = np.linspace(0, 1, 16)
+        b = np.clip(np.digitize(u, edges[1:-1]), 0, 14)
+        cnt = np.bincount(b, minlength=15)
+        np.abs(np.bincount(b, weights=u - y, minlength=15)).sum() / len(u), cnt
+    brier_score_loss(y, u)
+    log_loss(y, np.clip(u, 1e-15, 1 - 1e-15))
+    roc_auc_score(y, u)
+    yhat = (u >= 0.5).astype(int)
+    c = np.where(yhat == 1, u, 1 - u).clip(1e-8, 1 - 1e-8)
+    z = yhat == y
+    (1 / (1 - c[~z])).sum() / len(c), (c * z).sum() / c.sum()
+
+
+def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
+    import pandas as pd
+    rows = []
+    for name in ("multi_1e2mb.csv", "binary_1m.csv"):
+        path = out / name
+        mb = path.stat().st_size / 1e6
+        t_pandas = best_of(repeat, lambda: pd.read_csv(path))
+        text = subprocess.run([io_example, str(path)], check=True, capture_output=True, text=True,
+                              env={"REPEAT": str(repeat)}).stdout
+        t_ours = float(text.strip().splitlines()[-1].split()[0])
+        rows.append({"input": name, "MB": round(mb, 1), "pandas.read_csv s": round(t_pandas, 3),
+                     "calibscope-io s": round(t_ours, 3), "calibscope MB/s": round(mb / t_ours),
+                     "pandas MB/s": round(mb / t_pandas), "speed-up": round(t_pandas / t_ours, 2)})
+    binary = out / "binary_1m.csv"
+    t_py = best_of(repeat, lambda: python_audit(binary))
+    t_cli = best_of(repeat, lambda: subprocess.run(
+        [calibscope, "audit", str(binary), "--json", "--bins", "15", "--no-recalibration"],
+        check=True, capture_output=True))
+    rows.append({"input": "binary_1m.csv end to end", "python (pandas + sklearn + torchmetrics) s": round(t_py, 3),
+                 "calibscope audit s": round(t_cli, 3), "speed-up": round(t_py / t_cli, 1)})
+    for r in rows:
+        print(json.dumps(r))
+    (out / "io_peers.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    cmd, out = sys.argv[1], Path(sys.argv[2])
+    if cmd == "generate":
+        generate(out)
+    else:
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
+        run(out, sys.argv[3], sys.argv[4], repeat)

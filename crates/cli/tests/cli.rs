@@ -1,0 +1,323 @@
+//! The `calibscope` binary as a user runs it: every fixture through `audit --json`,
+//! exit codes, standard input, recalibrated output files, flips and synth.
+
+#[path = "../../audit/tests/support/compare.rs"]
+mod compare;
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn shared() -> PathBuf {
+    match std::env::var_os("CALIBSCOPE_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    }
+}
+
+fn calibscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stdout_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Every fixture of every directory through `calibscope audit --json --bins <m_values>`.
+#[test]
+fn audit_json_matches_every_fixture() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for dir in ["real", "edge", "synthetic", "multi"] {
+        let dir = shared().join("fixtures").join(dir);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names.iter().filter(|n| n.ends_with(".expected.json")) {
+            let stem = name.trim_end_matches(".expected.json");
+            let data: Vec<String> = names
+                .iter()
+                .filter(|n| {
+                    !n.ends_with(".json")
+                        && n.strip_prefix(stem)
+                            .is_some_and(|r| r.starts_with('.') && r.matches('.').count() <= 2)
+                })
+                .map(|n| dir.join(n).to_string_lossy().into_owned())
+                .collect();
+            let expected: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+            let bins: Vec<String> = expected["m_values"]
+                .as_array()
+                .map_or(vec!["15".into()], |a| {
+                    a.iter().map(|v| v.to_string()).collect()
+                });
+            let bins = bins.join(",");
+            let mut args = vec!["audit", "--json", "--bins", &bins];
+            args.extend(data.iter().map(String::as_str));
+            let out = calibscope(&args);
+            let invalid = expected["input_error"] == json!(true);
+            assert_eq!(
+                out.status.code(),
+                Some(if invalid { 1 } else { 0 }),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if invalid {
+                assert!(!out.stderr.is_empty(), "{name}: input errors go to stderr");
+            }
+            for m in compare::compare(&stdout_json(&out), &expected) {
+                failures.push(format!("{name}: {}: {}", m.path, m.detail));
+            }
+            count += 1;
+        }
+    }
+    assert_eq!(count, 45);
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(40)].join("\n")
+    );
+}
+
+#[test]
+fn exit_codes_and_messages() {
+    let out = calibscope(&["audit"]);
+    assert_eq!(out.status.code(), Some(2), "missing file is a usage error");
+    let out = calibscope(&["audit", "x.csv", "--bins", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = calibscope(&["synth", "--dist", "nope", "--mode", "perfect"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown --dist"));
+    let out = calibscope(&["audit", "/nonexistent/preds.csv"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("preds.csv"));
+    let bad = shared().join("fixtures/edge/edge_invalid_rowsum_probs.csv");
+    let out = calibscope(&["audit", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("row 1: probabilities sum to 1.002"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pass --logits"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "no audit printed for an invalid file"
+    );
+    for command in ["audit", "recalibrate", "flips", "synth"] {
+        let out = calibscope(&[command, "--help"]);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
+    }
+}
+
+#[test]
+fn standard_input_gives_the_same_audit() {
+    let path = shared().join("fixtures/real/digits_rf_probs.csv");
+    let from_file = calibscope(&["audit", "--json", path.to_str().unwrap()]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(["audit", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        &std::fs::read(&path).unwrap(),
+    )
+    .unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert_eq!(from_stdin.status.code(), Some(0));
+    let (mut a, mut b) = (stdout_json(&from_file), stdout_json(&from_stdin));
+    a["file"] = Value::Null;
+    b["file"] = Value::Null;
+    assert_eq!(a, b);
+    // deterministic output
+    assert_eq!(
+        from_file.stdout,
+        calibscope(&["audit", "--json", path.to_str().unwrap()]).stdout
+    );
+}
+
+#[test]
+fn recalibrate_keeps_every_row_in_order_with_its_id() {
+    let dir = std::env::temp_dir().join(format!("calibscope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // a long-format fixture's first model, with its id column, as its own file
+    let zoo =
+        std::fs::read_to_string(shared().join("fixtures/multi/digits_zoo_probs.csv")).unwrap();
+    let mut lines = zoo.lines();
+    let header = lines.next().unwrap().replacen("model,", "", 1);
+    let rows: Vec<String> = lines
+        .filter(|l| l.starts_with("mlp,"))
+        .map(|l| l.replacen("mlp,", "", 1))
+        .collect();
+    let input = dir.join("mlp.csv");
+    std::fs::write(&input, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+    for method in ["temperature", "platt", "isotonic"] {
+        let out_path = dir.join(format!("{method}.csv"));
+        let out = calibscope(&[
+            "recalibrate",
+            input.to_str().unwrap(),
+            "--method",
+            method,
+            "--out",
+            out_path.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{method}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ledger = String::from_utf8_lossy(&out.stderr);
+        assert!(ledger.contains("| accuracy |"), "{ledger}");
+        let written = std::fs::read_to_string(&out_path).unwrap();
+        let mut lines = written.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "id,label,split,p_0,p_1,p_2,p_3,p_4,p_5,p_6,p_7,p_8,p_9"
+        );
+        let body: Vec<&str> = lines.collect();
+        assert_eq!(body.len(), rows.len());
+        for (i, (line, original)) in body.iter().zip(&rows).enumerate() {
+            let fields: Vec<&str> = line.split(',').collect();
+            let orig: Vec<&str> = original.split(',').collect();
+            assert_eq!(fields[0], orig[0], "row {i}: id kept");
+            assert_eq!(fields[1], orig[1], "row {i}: label kept");
+            assert!(fields[2] == "calibration" || fields[2] == "evaluation");
+            let sum: f64 = fields[3..].iter().map(|v| v.parse::<f64>().unwrap()).sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-9,
+                "row {i}: probabilities sum to {sum}"
+            );
+        }
+        // the written file audits again
+        let again = calibscope(&[
+            "audit",
+            "--json",
+            "--no-recalibration",
+            out_path.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `calibscope flips --json` equals the multi fixtures' ranking section.
+#[test]
+fn flips_json_matches_the_ranking_fixtures() {
+    for name in ["digits_zoo_probs", "digits_mlp_trajectory_logits"] {
+        let path = shared().join(format!("fixtures/multi/{name}.csv"));
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
+        )
+        .unwrap();
+        let bins: Vec<String> = expected["m_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        let bins = bins.join(",");
+        for metric in [
+            "confece",
+            "confce",
+            "confce_corr",
+            "lince_cw",
+            "cwece",
+            "rmsce_conf",
+        ] {
+            for binning in ["width", "mass"] {
+                let out = calibscope(&[
+                    "flips",
+                    "--json",
+                    "--metric",
+                    metric,
+                    "--binning",
+                    binning,
+                    "--bins",
+                    &bins,
+                    path.to_str().unwrap(),
+                ]);
+                assert_eq!(out.status.code(), Some(0));
+                let want = json!({"tolerance": expected["tolerance"], "r": expected["ranking"]["metrics"][metric][binning]});
+                let mismatches = compare::compare(&json!({"r": stdout_json(&out)}), &want);
+                assert!(
+                    mismatches.is_empty(),
+                    "{name} {metric} {binning}: {mismatches:?}"
+                );
+            }
+        }
+        let text = calibscope(&["flips", path.to_str().unwrap()]);
+        assert_eq!(text.status.code(), Some(0));
+        assert!(
+            String::from_utf8_lossy(&text.stdout).contains("Spearman against classification error")
+        );
+    }
+}
+
+#[test]
+fn synth_writes_deterministic_files_that_audit() {
+    let a = calibscope(&[
+        "synth",
+        "--dist",
+        "bimodal",
+        "--mode",
+        "overconf_half",
+        "-n",
+        "500",
+        "--seed",
+        "3",
+        "--form",
+        "binary",
+    ]);
+    let b = calibscope(&[
+        "synth",
+        "--dist",
+        "bimodal",
+        "--mode",
+        "overconf_half",
+        "-n",
+        "500",
+        "--seed",
+        "3",
+        "--form",
+        "binary",
+    ]);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8(a.stdout).unwrap();
+    assert!(text.starts_with("label,p\n"));
+    assert_eq!(text.lines().count(), 501);
+    let path = std::env::temp_dir().join(format!("calibscope-synth-{}.csv", std::process::id()));
+    let out = calibscope(&[
+        "synth",
+        "--dist",
+        "uniform",
+        "--mode",
+        "perfect",
+        "-n",
+        "2000",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let audit = calibscope(&["audit", "--json", path.to_str().unwrap()]);
+    assert_eq!(audit.status.code(), Some(0));
+    let doc = stdout_json(&audit);
+    assert_eq!(doc["input"]["kind"], "toplabel");
+    assert_eq!(doc["input"]["n"], 2000);
+    std::fs::remove_file(&path).ok();
+}

@@ -1,0 +1,392 @@
+//! Typed, located parse errors.
+//!
+//! Every malformed input yields [`ParseError`]s that carry the file, where in it
+//! (data row, text line, column, byte offset, npz member, model) and a sentence a
+//! person can act on. Codes ([`ErrorCode::code`]) are stable: the UI and the CLI map
+//! them to their own texts if they wish.
+
+use std::fmt;
+
+use calibscope_core::InputErrorKind;
+
+use crate::Dataset;
+
+/// What went wrong. [`ErrorCode::code`] gives the stable string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    // --- the contract's input errors (METRICS.md §1), from `PredictionSet::validate`
+    /// A NaN, infinite or missing (empty) score.
+    NanOrInf,
+    /// A probability outside `[0, 1]`.
+    ProbOutOfRange,
+    /// A probability row that does not sum to 1 within `1e-3`.
+    RowSum,
+    /// A label outside `0..k` (or negative, or not one of the class names).
+    LabelOutOfRange,
+    // --- whole-file problems
+    /// The file has no bytes (or only whitespace).
+    EmptyFile,
+    /// The content is not a format this crate reads (gzip, UTF-16, binary ...).
+    UnknownFormat,
+    /// Text that is not UTF-8 where text is needed (header, class names, labels).
+    NotUtf8,
+    /// A header row and no data.
+    HeaderOnly,
+    /// The first line looks like data: a header row is required.
+    NoHeader,
+    /// A record longer than [`crate::Options::max_record_bytes`].
+    RecordTooLong,
+    /// Two columns with the same name.
+    DuplicateColumn,
+    /// No column recognised as the label.
+    MissingLabelColumn,
+    /// No column recognised as scores (probabilities, logits or top-label).
+    MissingScoreColumns,
+    /// A column named in the [`crate::ColumnMapping`] does not exist.
+    MappingColumnMissing,
+    /// The column mapping is inconsistent (e.g. one matrix column).
+    InvalidMapping,
+    // --- row-level problems
+    /// A row with a different number of fields than the header.
+    RaggedRow,
+    /// A score that is not a number.
+    BadNumber,
+    /// A label that is not an integer, a boolean or a class name.
+    BadLabel,
+    /// Integer labels mixed with class-name labels.
+    MixedLabelTypes,
+    // --- multi-model
+    /// Models with different numbers of rows.
+    ModelLengthMismatch,
+    /// Models whose labels (or ids) differ at some row.
+    ModelLabelMismatch,
+    /// Files that cannot be combined (different classes, ...).
+    IncompatibleFiles,
+    // --- JSON
+    /// Malformed JSON.
+    JsonSyntax,
+    /// Valid JSON of an unexpected shape.
+    JsonShape,
+    // --- NumPy
+    /// Not a `.npy` (bad magic or version).
+    NpyBadMagic,
+    /// The `.npy` header dictionary cannot be read.
+    NpyBadHeader,
+    /// A dtype this crate does not read (strings, objects, complex, long double).
+    NpyUnsupportedDtype,
+    /// A shape this crate does not read (0-d, 3-d ...).
+    NpyUnsupportedShape,
+    /// The data is shorter than the header declares.
+    NpyTruncated,
+    /// Bytes after the declared data.
+    NpyTrailingData,
+    /// A plain array without labels (give the `NAME.labels.npy` too).
+    NpyNeedsPair,
+    /// Arrays of one prediction set with different lengths.
+    LengthMismatch,
+    // --- npz / zip
+    /// Not a readable zip archive.
+    ZipBad,
+    /// A compression method other than stored / deflate, or encryption.
+    ZipUnsupported,
+    /// The archive ends before its central directory.
+    ZipTruncated,
+    /// A member's CRC-32 does not match.
+    ZipCrc,
+    /// A member inflates beyond its declared size or the configured limit (zip bomb).
+    ZipTooLarge,
+    /// A zip archive without members.
+    ZipEmpty,
+}
+
+impl ErrorCode {
+    /// Stable code used in JSON and by the UI.
+    pub fn code(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            NanOrInf => "nan_or_inf",
+            ProbOutOfRange => "prob_out_of_range",
+            RowSum => "row_sum",
+            LabelOutOfRange => "label_out_of_range",
+            EmptyFile => "empty_file",
+            UnknownFormat => "unknown_format",
+            NotUtf8 => "not_utf8",
+            HeaderOnly => "header_only",
+            NoHeader => "no_header",
+            RecordTooLong => "record_too_long",
+            DuplicateColumn => "duplicate_column",
+            MissingLabelColumn => "missing_label_column",
+            MissingScoreColumns => "missing_score_columns",
+            MappingColumnMissing => "mapping_column_missing",
+            InvalidMapping => "invalid_mapping",
+            RaggedRow => "ragged_row",
+            BadNumber => "bad_number",
+            BadLabel => "bad_label",
+            MixedLabelTypes => "mixed_label_types",
+            ModelLengthMismatch => "model_length_mismatch",
+            ModelLabelMismatch => "model_label_mismatch",
+            IncompatibleFiles => "incompatible_files",
+            JsonSyntax => "json_syntax",
+            JsonShape => "json_shape",
+            NpyBadMagic => "npy_bad_magic",
+            NpyBadHeader => "npy_bad_header",
+            NpyUnsupportedDtype => "npy_unsupported_dtype",
+            NpyUnsupportedShape => "npy_unsupported_shape",
+            NpyTruncated => "npy_truncated",
+            NpyTrailingData => "npy_trailing_data",
+            NpyNeedsPair => "npy_needs_pair",
+            LengthMismatch => "length_mismatch",
+            ZipBad => "zip_bad",
+            ZipUnsupported => "zip_unsupported",
+            ZipTruncated => "zip_truncated",
+            ZipCrc => "zip_crc",
+            ZipTooLarge => "zip_too_large",
+            ZipEmpty => "zip_empty",
+        }
+    }
+
+    /// The contract's input-error kind, for the four kinds of METRICS.md §1.
+    pub fn input_kind(self) -> Option<InputErrorKind> {
+        match self {
+            ErrorCode::NanOrInf => Some(InputErrorKind::NanOrInf),
+            ErrorCode::ProbOutOfRange => Some(InputErrorKind::ProbOutOfRange),
+            ErrorCode::RowSum => Some(InputErrorKind::RowSum),
+            ErrorCode::LabelOutOfRange => Some(InputErrorKind::LabelOutOfRange),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_input(kind: InputErrorKind) -> ErrorCode {
+        match kind {
+            InputErrorKind::NanOrInf => ErrorCode::NanOrInf,
+            InputErrorKind::ProbOutOfRange => ErrorCode::ProbOutOfRange,
+            InputErrorKind::RowSum => ErrorCode::RowSum,
+            InputErrorKind::LabelOutOfRange => ErrorCode::LabelOutOfRange,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Where in the input an error is. Every field is optional; the ones that apply to
+/// the format are set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    /// 0-based data row of the file (the row after the header is row 0; for `.npy`
+    /// the element index along the first axis). The fixtures' `row`.
+    pub row: Option<u64>,
+    /// 1-based text line (CSV / JSON).
+    pub line: Option<u64>,
+    /// Column, field, key or member-array name.
+    pub column: Option<String>,
+    /// Byte offset in the file (or in the npz member, see `member`).
+    pub offset: Option<u64>,
+    /// npz member name.
+    pub member: Option<String>,
+    /// Model name (long format / several files).
+    pub model: Option<String>,
+    /// 0-based sample index within `model` (long format: differs from `row`).
+    pub sample: Option<u64>,
+}
+
+impl Location {
+    pub(crate) fn row(row: u64) -> Self {
+        Location {
+            row: Some(row),
+            ..Default::default()
+        }
+    }
+    pub(crate) fn offset(offset: u64) -> Self {
+        Location {
+            offset: Some(offset),
+            ..Default::default()
+        }
+    }
+    pub(crate) fn with_line(mut self, line: Option<u64>) -> Self {
+        self.line = line;
+        self
+    }
+    pub(crate) fn with_column(mut self, column: impl Into<String>) -> Self {
+        self.column = Some(column.into());
+        self
+    }
+    pub(crate) fn with_member(mut self, member: Option<String>) -> Self {
+        self.member = member;
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(m) = &self.member {
+            parts.push(format!("member {m:?}"));
+        }
+        if let Some(l) = self.line {
+            parts.push(format!("line {l}"));
+        }
+        if let Some(r) = self.row {
+            parts.push(format!("row {r}"));
+        }
+        if let Some(m) = &self.model {
+            match self.sample {
+                Some(s) => parts.push(format!("model {m:?} sample {s}")),
+                None => parts.push(format!("model {m:?}")),
+            }
+        }
+        if let Some(c) = &self.column {
+            parts.push(format!("column {c:?}"));
+        }
+        if let Some(o) = self.offset {
+            parts.push(format!("byte {o}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// One located error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    /// What went wrong (stable code).
+    pub code: ErrorCode,
+    /// File name as given to the parser.
+    pub file: String,
+    /// Where.
+    pub location: Location,
+    /// A sentence a person can act on (without the location prefix).
+    pub message: String,
+}
+
+impl ParseError {
+    pub(crate) fn new(
+        code: ErrorCode,
+        file: &str,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Self {
+        ParseError {
+            code,
+            file: file.to_string(),
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let loc = self.location.to_string();
+        if loc.is_empty() {
+            write!(f, "{}: {} [{}]", self.file, self.message, self.code)
+        } else {
+            write!(
+                f,
+                "{}: {}: {} [{}]",
+                self.file, loc, self.message, self.code
+            )
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The errors of a failed parse: at most [`crate::Options::max_errors`] per file
+/// (`more` counts those left out), sorted by position. When the file could be read
+/// but its values break the contract (NaN, row sums, labels out of range ...),
+/// `dataset` holds what was read, so a caller may still show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseErrors {
+    /// The errors, in file order.
+    pub errors: Vec<ParseError>,
+    /// How many further errors were found and not kept.
+    pub more: usize,
+    /// The parsed data when only contract-level (value) errors occurred.
+    pub dataset: Option<Box<Dataset>>,
+}
+
+impl ParseErrors {
+    pub(crate) fn single(e: ParseError) -> Self {
+        ParseErrors {
+            errors: vec![e],
+            more: 0,
+            dataset: None,
+        }
+    }
+    /// The `(row, kind)` pairs of the contract's input errors, as in the fixtures.
+    pub fn input_errors(&self) -> Vec<(u64, InputErrorKind)> {
+        self.errors
+            .iter()
+            .filter_map(|e| Some((e.location.row?, e.code.input_kind()?)))
+            .collect()
+    }
+    /// The distinct error codes, in order of first appearance.
+    pub fn codes(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = Vec::new();
+        for e in &self.errors {
+            if !v.contains(&e.code.code()) {
+                v.push(e.code.code());
+            }
+        }
+        v
+    }
+}
+
+impl fmt::Display for ParseErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        if self.more > 0 {
+            write!(f, "\n... and {} more errors", self.more)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseErrors {}
+
+/// Collects at most `max` errors, counting the rest.
+#[derive(Clone, Debug)]
+pub(crate) struct Sink {
+    pub file: String,
+    pub errors: Vec<ParseError>,
+    pub more: usize,
+    pub max: usize,
+}
+
+impl Sink {
+    pub fn new(file: &str, max: usize) -> Self {
+        Sink {
+            file: file.to_string(),
+            errors: Vec::new(),
+            more: 0,
+            max: max.max(1),
+        }
+    }
+    pub fn push(&mut self, code: ErrorCode, location: Location, message: impl Into<String>) {
+        if self.errors.len() < self.max {
+            self.errors
+                .push(ParseError::new(code, &self.file, location, message));
+        } else {
+            self.more += 1;
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty() && self.more == 0
+    }
+    pub fn into_errors(self, dataset: Option<Box<Dataset>>) -> ParseErrors {
+        ParseErrors {
+            errors: self.errors,
+            more: self.more,
+            dataset,
+        }
+    }
+}

@@ -1,0 +1,665 @@
+//! JSON input: an array of records (`[{"label": 0, "p_0": 0.9, ...}, ...]`), JSON
+//! Lines (one record per line), an object of columns (`{"label": [...], "probs":
+//! [[...], ...]}`), or an object wrapping an array of records (`{"data": [...]}`).
+//! Record values may be vectors (`"probs": [0.1, 0.9]`) or objects keyed by class
+//! (`"probs": {"cat": 0.1, "dog": 0.9}`); they are read like `p_<class>` columns.
+//! Python's `NaN` / `Infinity` are accepted (and reported as input errors).
+//!
+//! The document is buffered whole (up to [`crate::Options::max_json_bytes`]); records
+//! are converted one at a time, so the tree of one record is all that is built.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::error::{Location, Sink};
+use crate::mapping::{plan, vector_source, Col};
+use crate::table::TableBuilder;
+use crate::{Dataset, ErrorCode, Format, Options, ParseErrors};
+use calibscope_core::Source;
+
+pub(crate) struct JsonBuf {
+    buf: Vec<u8>,
+    sink: Sink,
+    opts: Options,
+    failed: bool,
+}
+
+#[derive(Debug)]
+enum J<'a> {
+    Null,
+    Bool(bool),
+    Num(&'a [u8]),
+    Str(Cow<'a, str>),
+    Arr(Vec<J<'a>>),
+    Obj(Vec<(Cow<'a, str>, J<'a>)>),
+}
+
+struct Scan<'a> {
+    s: &'a [u8],
+    i: usize,
+    depth: usize,
+}
+
+type JResult<T> = Result<T, (usize, String)>;
+
+impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.get(self.i).copied()
+    }
+    fn err<T>(&self, msg: impl Into<String>) -> JResult<T> {
+        Err((self.i, msg.into()))
+    }
+    fn expect(&mut self, c: u8) -> JResult<()> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            let found = match self.s.get(self.i) {
+                Some(b) => format!("{:?}", *b as char),
+                None => "the end of the file".into(),
+            };
+            self.err(format!("expected {:?}, found {found}", c as char))
+        }
+    }
+    fn value(&mut self) -> JResult<J<'a>> {
+        self.depth += 1;
+        if self.depth > 64 {
+            return self.err("nested more than 64 levels deep");
+        }
+        let r = match self.peek() {
+            None => self.err("unexpected end of the file"),
+            Some(b'{') => {
+                self.i += 1;
+                let mut v = Vec::new();
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                } else {
+                    loop {
+                        if self.peek() != Some(b'"') {
+                            return self.err("expected a key in double quotes");
+                        }
+                        let k = self.string()?;
+                        self.expect(b':')?;
+                        let val = self.value()?;
+                        v.push((k, val));
+                        match self.peek() {
+                            Some(b',') => self.i += 1,
+                            Some(b'}') => {
+                                self.i += 1;
+                                break;
+                            }
+                            _ => return self.err("expected ',' or '}'"),
+                        }
+                    }
+                }
+                Ok(J::Obj(v))
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut v = Vec::new();
+                if self.peek() == Some(b']') {
+                    self.i += 1;
+                } else {
+                    loop {
+                        v.push(self.value()?);
+                        match self.peek() {
+                            Some(b',') => self.i += 1,
+                            Some(b']') => {
+                                self.i += 1;
+                                break;
+                            }
+                            _ => return self.err("expected ',' or ']'"),
+                        }
+                    }
+                }
+                Ok(J::Arr(v))
+            }
+            Some(b'"') => self.string().map(J::Str),
+            Some(b't') => self.word(b"true", J::Bool(true)),
+            Some(b'f') => self.word(b"false", J::Bool(false)),
+            Some(b'n') => self.word(b"null", J::Null),
+            Some(b'N') => self.word(b"NaN", J::Num(b"NaN")),
+            Some(b'I') => self.word(b"Infinity", J::Num(b"inf")),
+            Some(c) if c == b'-' || c.is_ascii_digit() => {
+                let start = self.i;
+                if self.s[self.i..].starts_with(b"-Infinity") {
+                    self.i += 9;
+                    return Ok(J::Num(b"-inf"));
+                }
+                self.i += 1;
+                while self.i < self.s.len()
+                    && matches!(
+                        self.s[self.i],
+                        b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'
+                    )
+                {
+                    self.i += 1;
+                }
+                Ok(J::Num(&self.s[start..self.i]))
+            }
+            Some(c) => self.err(format!("unexpected {:?}", c as char)),
+        };
+        self.depth -= 1;
+        r
+    }
+    fn word(&mut self, w: &[u8], v: J<'a>) -> JResult<J<'a>> {
+        if self.s[self.i..].starts_with(w) {
+            self.i += w.len();
+            Ok(v)
+        } else {
+            self.err("unexpected word (expected true, false, null or a number)")
+        }
+    }
+    fn string(&mut self) -> JResult<Cow<'a, str>> {
+        self.i += 1; // opening quote
+        let start = self.i;
+        while self.i < self.s.len() {
+            match self.s[self.i] {
+                b'"' => {
+                    let raw = &self.s[start..self.i];
+                    self.i += 1;
+                    return match std::str::from_utf8(raw) {
+                        Ok(t) => Ok(Cow::Borrowed(t)),
+                        Err(_) => Err((start, "a string is not valid UTF-8".into())),
+                    };
+                }
+                b'\\' => return self.string_escaped(start),
+                _ => self.i += 1,
+            }
+        }
+        self.err("unterminated string")
+    }
+    fn string_escaped(&mut self, start: usize) -> JResult<Cow<'a, str>> {
+        let mut out: Vec<u8> = self.s[start..self.i].to_vec();
+        while self.i < self.s.len() {
+            let c = self.s[self.i];
+            self.i += 1;
+            match c {
+                b'"' => {
+                    return String::from_utf8(out)
+                        .map(Cow::Owned)
+                        .map_err(|_| (start, "a string is not valid UTF-8".into()))
+                }
+                b'\\' => {
+                    let Some(&e) = self.s.get(self.i) else {
+                        return self.err("unterminated string");
+                    };
+                    self.i += 1;
+                    match e {
+                        b'"' | b'\\' | b'/' => out.push(e),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let mut cp = self.hex4()?;
+                            if (0xd800..0xdc00).contains(&cp)
+                                && self.s[self.i..].starts_with(b"\\u")
+                            {
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if (0xdc00..0xe000).contains(&lo) {
+                                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                                }
+                            }
+                            let ch = char::from_u32(cp).unwrap_or('\u{fffd}');
+                            let mut b = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
+                        }
+                        _ => return self.err("invalid escape in a string"),
+                    }
+                }
+                _ => out.push(c),
+            }
+        }
+        self.err("unterminated string")
+    }
+    fn hex4(&mut self) -> JResult<u32> {
+        let h = self.s.get(self.i..self.i + 4);
+        let v = h
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok());
+        match v {
+            Some(v) => {
+                self.i += 4;
+                Ok(v)
+            }
+            None => self.err("invalid \\u escape"),
+        }
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(s: &[u8], off: usize) -> (u64, u64) {
+    let off = off.min(s.len());
+    let line = s[..off].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let col = off
+        - s[..off]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
+    (line, col as u64)
+}
+
+/// Name of the virtual column for element `j` / class `key` of a vector value.
+fn vec_name(key: &str, sub: &str) -> String {
+    match vector_source(key) {
+        Some(Source::Logits) => format!("logit_{sub}"),
+        Some(_) => format!("p_{sub}"),
+        None => format!("{key}_{sub}"),
+    }
+}
+
+/// One column of the virtual header: where its values come from.
+#[derive(Clone, Debug)]
+enum Src {
+    Scalar(String),
+    Elem(String, usize),
+    Member(String, String),
+}
+
+struct Records {
+    header: Vec<String>,
+    srcs: Vec<Src>,
+    by_key: HashMap<String, Vec<usize>>,
+    table: Option<TableBuilder>,
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+    row: u64,
+    failed: bool,
+}
+
+fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
+    let mut header = Vec::new();
+    let mut srcs = Vec::new();
+    for (k, v) in rec {
+        match v {
+            J::Arr(a) => {
+                for j in 0..a.len() {
+                    header.push(vec_name(k, &j.to_string()));
+                    srcs.push(Src::Elem(k.to_string(), j));
+                }
+            }
+            J::Obj(o) => {
+                for (sub, _) in o {
+                    header.push(vec_name(k, sub));
+                    srcs.push(Src::Member(k.to_string(), sub.to_string()));
+                }
+            }
+            _ => {
+                header.push(k.to_string());
+                srcs.push(Src::Scalar(k.to_string()));
+            }
+        }
+    }
+    (header, srcs)
+}
+
+fn scalar_text(v: &J<'_>, out: &mut Vec<u8>) -> bool {
+    match v {
+        J::Null => true,
+        J::Bool(b) => {
+            out.extend_from_slice(if *b { b"true" } else { b"false" });
+            true
+        }
+        J::Num(n) => {
+            out.extend_from_slice(n);
+            true
+        }
+        J::Str(s) => {
+            out.extend_from_slice(s.as_bytes());
+            true
+        }
+        _ => false,
+    }
+}
+
+impl Records {
+    fn new() -> Self {
+        Records {
+            header: Vec::new(),
+            srcs: Vec::new(),
+            by_key: HashMap::new(),
+            table: None,
+            buf: Vec::new(),
+            ends: Vec::new(),
+            row: 0,
+            failed: false,
+        }
+    }
+
+    fn record(&mut self, rec: &[(Cow<'_, str>, J<'_>)], opts: &Options, sink: &mut Sink) {
+        if self.failed {
+            return;
+        }
+        if self.table.is_none() {
+            let (header, srcs) = header_of(rec);
+            let cols: Vec<Col> = header
+                .iter()
+                .map(|h| Col {
+                    name: h.clone(),
+                    width: 1,
+                })
+                .collect();
+            match plan(&cols, &opts.mapping) {
+                Ok(p) => self.table = Some(TableBuilder::new(cols, p)),
+                Err(errs) => {
+                    for e in errs {
+                        let loc = Location {
+                            column: e.column,
+                            ..Default::default()
+                        };
+                        sink.push(e.code, loc, e.message);
+                    }
+                    self.failed = true;
+                    return;
+                }
+            }
+            for (i, s) in srcs.iter().enumerate() {
+                let key = match s {
+                    Src::Scalar(k) | Src::Elem(k, _) | Src::Member(k, _) => k.clone(),
+                };
+                self.by_key.entry(key).or_default().push(i);
+            }
+            self.header = header;
+            self.srcs = srcs;
+        }
+        let row = self.row;
+        self.row += 1;
+        self.buf.clear();
+        self.ends.clear();
+        let lookup: HashMap<&str, &J<'_>> = rec.iter().map(|(k, v)| (k.as_ref(), v)).collect();
+        let mut problem: Option<String> = None;
+        for s in &self.srcs {
+            let ok = match s {
+                Src::Scalar(k) => match lookup.get(k.as_str()) {
+                    Some(v) => scalar_text(v, &mut self.buf),
+                    None => false,
+                },
+                Src::Elem(k, j) => match lookup.get(k.as_str()) {
+                    Some(J::Arr(a)) => a.get(*j).is_some_and(|v| scalar_text(v, &mut self.buf)),
+                    _ => false,
+                },
+                Src::Member(k, sub) => match lookup.get(k.as_str()) {
+                    Some(J::Obj(o)) => o
+                        .iter()
+                        .find(|(n, _)| n == sub)
+                        .is_some_and(|(_, v)| scalar_text(v, &mut self.buf)),
+                    _ => false,
+                },
+            };
+            if !ok && problem.is_none() {
+                problem = Some(match s {
+                    Src::Scalar(k) => format!("record {row} has no scalar value for key {k:?}"),
+                    Src::Elem(k, j) => {
+                        format!("record {row}: {k:?} has no element {j} (vectors must all have the same length)")
+                    }
+                    Src::Member(k, sub) => format!("record {row}: {k:?} has no entry {sub:?}"),
+                });
+            }
+            self.ends.push(self.buf.len());
+        }
+        // vectors longer than the first record's
+        for (k, v) in rec {
+            let expected = self.by_key.get(k.as_ref()).map_or(0, |v| v.len());
+            let len = match v {
+                J::Arr(a) => a.len(),
+                J::Obj(o) => o.len(),
+                _ => continue,
+            };
+            if len != expected && problem.is_none() && expected > 0 {
+                problem = Some(format!(
+                    "record {row}: {k:?} has {len} entries but the first record's has {expected}"
+                ));
+            }
+        }
+        let t = self.table.as_mut().unwrap();
+        if let Some(msg) = problem {
+            sink.push(ErrorCode::RaggedRow, Location::row(row), msg);
+            t.record(&self.buf, &self.ends, None, sink);
+            t.mark_bad(row);
+        } else {
+            t.record(&self.buf, &self.ends, None, sink);
+        }
+    }
+}
+
+impl JsonBuf {
+    pub fn new(file: &str, _bom: usize, opts: &Options) -> Self {
+        JsonBuf {
+            buf: Vec::new(),
+            sink: Sink::new(file, opts.max_errors),
+            opts: opts.clone(),
+            failed: false,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    pub fn push(&mut self, data: &[u8]) {
+        if self.failed {
+            return;
+        }
+        if self.buf.len() + data.len() > self.opts.max_json_bytes {
+            self.sink.push(
+                ErrorCode::JsonShape,
+                Location::default(),
+                format!(
+                    "the JSON document is larger than {} MiB (it is held in memory); use CSV or .npz for large files, or raise Options::max_json_bytes",
+                    self.opts.max_json_bytes >> 20
+                ),
+            );
+            self.failed = true;
+            self.buf = Vec::new();
+            return;
+        }
+        self.buf.extend_from_slice(data);
+    }
+
+    pub fn finish(self) -> Result<Dataset, ParseErrors> {
+        let JsonBuf {
+            buf,
+            mut sink,
+            opts,
+            failed,
+        } = self;
+        if failed {
+            return Err(sink.into_errors(None));
+        }
+        let mut recs = Records::new();
+        let res = run(&buf, &opts, &mut recs, &mut sink);
+        if let Err((off, msg)) = res {
+            let (line, col) = line_col(&buf, off);
+            let loc = Location {
+                line: Some(line),
+                offset: Some(off as u64),
+                ..Default::default()
+            };
+            sink.push(
+                ErrorCode::JsonSyntax,
+                loc,
+                format!("malformed JSON at line {line} column {col}: {msg}"),
+            );
+            return Err(sink.into_errors(None));
+        }
+        if recs.failed {
+            return Err(sink.into_errors(None));
+        }
+        drop(buf);
+        match recs.table {
+            Some(t) => {
+                let file = sink.file.clone();
+                t.finish(&file, Format::Json, sink, None)
+            }
+            None => {
+                sink.push(
+                    ErrorCode::HeaderOnly,
+                    Location::default(),
+                    "the JSON holds no records",
+                );
+                Err(sink.into_errors(None))
+            }
+        }
+    }
+}
+
+fn shape_err(sink: &mut Sink, msg: impl Into<String>) {
+    sink.push(ErrorCode::JsonShape, Location::default(), msg);
+}
+
+fn run(buf: &[u8], opts: &Options, recs: &mut Records, sink: &mut Sink) -> JResult<()> {
+    let mut sc = Scan {
+        s: buf,
+        i: 0,
+        depth: 0,
+    };
+    match sc.peek() {
+        Some(b'[') => {
+            sc.i += 1;
+            records_array(&mut sc, opts, recs, sink)?;
+        }
+        Some(b'{') => {
+            let first = sc.value()?;
+            let J::Obj(items) = first else { unreachable!() };
+            let all_arrays = !items.is_empty() && items.iter().all(|(_, v)| matches!(v, J::Arr(_)));
+            if all_arrays {
+                // a wrapper around records?
+                if let Some((_, J::Arr(a))) = items
+                    .iter()
+                    .find(|(_, v)| matches!(v, J::Arr(a) if matches!(a.first(), Some(J::Obj(_)))))
+                {
+                    for r in a {
+                        match r {
+                            J::Obj(o) => recs.record(o, opts, sink),
+                            _ => {
+                                shape_err(sink, "an array of records holds a non-object");
+                                recs.failed = true;
+                                return Ok(());
+                            }
+                        }
+                    }
+                } else {
+                    columns(&items, opts, recs, sink);
+                }
+                if sc.peek().is_some() {
+                    return sc.err("extra data after the JSON document");
+                }
+            } else {
+                // JSON Lines: a sequence of records
+                recs.record(&items, opts, sink);
+                drop(items);
+                while let Some(c) = sc.peek() {
+                    if c != b'{' {
+                        return sc.err("expected the next record '{' (JSON Lines)");
+                    }
+                    let v = sc.value()?;
+                    if let J::Obj(o) = v {
+                        recs.record(&o, opts, sink);
+                    }
+                }
+            }
+        }
+        _ => return sc.err("expected '[' or '{'"),
+    }
+    Ok(())
+}
+
+fn records_array(
+    sc: &mut Scan<'_>,
+    opts: &Options,
+    recs: &mut Records,
+    sink: &mut Sink,
+) -> JResult<()> {
+    if sc.peek() == Some(b']') {
+        sc.i += 1;
+    } else {
+        loop {
+            if sc.peek() != Some(b'{') {
+                return sc.err("expected a record '{' (the array must hold objects)");
+            }
+            let v = sc.value()?;
+            if let J::Obj(o) = v {
+                recs.record(&o, opts, sink);
+            }
+            match sc.peek() {
+                Some(b',') => sc.i += 1,
+                Some(b']') => {
+                    sc.i += 1;
+                    break;
+                }
+                _ => return sc.err("expected ',' or ']'"),
+            }
+        }
+    }
+    if sc.peek().is_some() {
+        return sc.err("extra data after the JSON document");
+    }
+    Ok(())
+}
+
+/// An object of columns: every value is an array (of scalars, or of vectors).
+fn columns(items: &[(Cow<'_, str>, J<'_>)], opts: &Options, recs: &mut Records, sink: &mut Sink) {
+    let n = match &items[0].1 {
+        J::Arr(a) => a.len(),
+        _ => 0,
+    };
+    for (k, v) in items {
+        if let J::Arr(a) = v {
+            if a.len() != n {
+                sink.push(
+                    ErrorCode::LengthMismatch,
+                    Location::default().with_column(k.to_string()),
+                    format!(
+                        "column {k:?} has {} values but {:?} has {n}; every column must have one value per sample",
+                        a.len(),
+                        items[0].0
+                    ),
+                );
+                recs.failed = true;
+                return;
+            }
+        }
+    }
+    let mut rec: Vec<(Cow<'_, str>, J<'_>)> = Vec::with_capacity(items.len());
+    for r in 0..n {
+        rec.clear();
+        for (k, v) in items {
+            if let J::Arr(a) = v {
+                let e = match &a[r] {
+                    J::Null => J::Null,
+                    J::Bool(b) => J::Bool(*b),
+                    J::Num(x) => J::Num(x),
+                    J::Str(s) => J::Str(Cow::Borrowed(s.as_ref())),
+                    J::Arr(inner) => J::Arr(
+                        inner
+                            .iter()
+                            .map(|x| match x {
+                                J::Num(x) => J::Num(x),
+                                J::Null => J::Null,
+                                J::Bool(b) => J::Bool(*b),
+                                J::Str(s) => J::Str(Cow::Borrowed(s.as_ref())),
+                                _ => J::Null,
+                            })
+                            .collect(),
+                    ),
+                    J::Obj(_) => J::Null,
+                };
+                rec.push((Cow::Borrowed(k.as_ref()), e));
+            }
+        }
+        recs.record(&rec, opts, sink);
+        if recs.failed {
+            return;
+        }
+    }
+}

@@ -1,0 +1,538 @@
+//! Every supported input form, on small inline inputs.
+
+mod common;
+use common::build::*;
+
+use calibscope_core::{Kind, Scores, Values};
+use calibscope_io::{
+    npy_pair, parse_bytes, parse_bytes_any, ColumnMapping, Dataset, Format, Ids, Options,
+    ParseErrors, Parsed, Pick, ScoreColumns, Source,
+};
+
+fn ok(name: &str, bytes: &[u8]) -> Dataset {
+    parse_bytes(name, bytes, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+fn err(name: &str, bytes: &[u8]) -> ParseErrors {
+    match parse_bytes(name, bytes, &Options::default()) {
+        Ok(d) => panic!("{name}: expected an error, got {d:?}"),
+        Err(e) => e,
+    }
+}
+fn f64s(v: &Values) -> Vec<f64> {
+    (0..v.len()).map(|i| v.get(i)).collect()
+}
+fn scores(ds: &Dataset) -> Vec<f64> {
+    match &ds.models[0].1.scores {
+        Scores::Column { values, .. } | Scores::Matrix { values, .. } => f64s(values),
+        Scores::TopLabel { confidence, .. } => f64s(confidence),
+    }
+}
+
+#[test]
+fn csv_dialects_give_the_same_dataset() {
+    let base = ok(
+        "a.csv",
+        b"label,p_0,p_1,p_2\n0,0.7,0.2,0.1\n2,.1,1e-1,0.8\n1,0,1,-0\n",
+    );
+    let variants: Vec<(&str, Vec<u8>)> = vec![
+        ("bom+crlf", b"\xef\xbb\xbflabel,p_0,p_1,p_2\r\n0,0.7,0.2,0.1\r\n2,.1,1e-1,0.8\r\n1,0,1,-0\r\n".to_vec()),
+        ("tsv", b"label\tp_0\tp_1\tp_2\n0\t0.7\t0.2\t0.1\n2\t.1\t1e-1\t0.8\n1\t0\t1\t-0\n".to_vec()),
+        ("semicolon", b"label;p_0;p_1;p_2\n0;0.7;0.2;0.1\n2;.1;1e-1;0.8\n1;0;1;-0\n".to_vec()),
+        ("quoted", b"\"label\",\"p_0\",\"p_1\",\"p_2\"\n\"0\",\"0.7\",0.2,0.1\n2,.1,1e-1,\"0.8\"\n1,0,1,-0".to_vec()),
+        ("blank trailing", b"label,p_0,p_1,p_2\n0,0.7,0.2,0.1\n2,.1,1e-1,0.8\n1,0,1,-0\n\n\n  \n".to_vec()),
+        ("spaces", b"Label , P_0 , P_1 , P_2\n 0 , 0.7 , 0.2 , 0.1 \n2,.1,1e-1,0.8\n1,0,1,-0\n".to_vec()),
+        ("reordered", b"p_2,p_1,label,p_0\n0.1,0.2,0,0.7\n0.8,1e-1,2,.1\n-0,1,1,0\n".to_vec()),
+    ];
+    for (what, bytes) in variants {
+        let ds = ok("a.csv", &bytes);
+        assert_eq!(ds.models[0].1.labels, base.models[0].1.labels, "{what}");
+        assert_eq!(scores(&ds), scores(&base), "{what}");
+        assert_eq!(ds.models[0].1.k, 3, "{what}");
+    }
+    assert_eq!(
+        scores(&base),
+        vec![0.7, 0.2, 0.1, 0.1, 0.1, 0.8, 0.0, 1.0, -0.0]
+    );
+    assert!(matches!(
+        &base.models[0].1.scores,
+        Scores::Matrix {
+            values: Values::F64(_),
+            k: 3,
+            source: Source::Probs
+        }
+    ));
+}
+
+#[test]
+fn csv_forms() {
+    // binary p
+    let d = ok("b.csv", b"y,p\n1,0.9\n0,0.2\n");
+    assert_eq!(d.models[0].1.kind(), Kind::Binary);
+    assert_eq!(d.models[0].1.columns(), 1);
+    // binary logit
+    let d = ok("b.csv", b"target,logit\n1,2.5\n0,-1\n");
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    // score: decided by value
+    let d = ok("b.csv", b"label,score\n1,2.5\n0,-1\n");
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    assert!(d.detection.guesses.iter().any(|g| g.about == "source"));
+    let d = ok("b.csv", b"label,score\n1,0.5\n0,0.1\n");
+    assert_eq!(d.models[0].1.source(), Source::Probs);
+    // booleans as labels
+    let d = ok("b.csv", b"label,p\nTrue,0.9\nFalse,0.2\n");
+    assert_eq!(d.models[0].1.labels, vec![1, 0]);
+    // logits z_
+    let d = ok("b.csv", b"class,z_0,z_1,z_2\n1,0.5,3,-2\n");
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    assert_eq!(d.models[0].1.kind(), Kind::Multiclass);
+    // top-label
+    let d = ok("t.csv", b"label,yhat,conf\n0,0,0.9\n3,1,0.4\n");
+    assert_eq!(d.models[0].1.kind(), Kind::TopLabel);
+    assert_eq!(d.models[0].1.k, 4);
+    let d = ok("t.csv", b"y_true,pred,confidence\n0,0,0.9\n1,1,0.4\n");
+    assert_eq!(d.models[0].1.kind(), Kind::TopLabel);
+    // named classes, labels by name
+    let d = ok(
+        "n.csv",
+        b"label,prob_cat,prob_dog\ncat,0.9,0.1\ndog,0.3,0.7\n",
+    );
+    assert_eq!(d.class_names, ["cat", "dog"]);
+    assert_eq!(d.models[0].1.labels, vec![0, 1]);
+    // named classes, integer labels are positions
+    let d = ok(
+        "n.csv",
+        b"label,proba_cat,proba_dog,proba_eel\n2,0.1,0.1,0.8\n",
+    );
+    assert_eq!(d.models[0].1.labels, vec![2]);
+    // 1-based class columns: labels matched by name
+    let d = ok(
+        "n.csv",
+        b"label,p_1,p_2,p_3\n1,0.8,0.1,0.1\n3,0.1,0.1,0.8\n",
+    );
+    assert_eq!(d.models[0].1.labels, vec![0, 2]);
+    assert_eq!(d.class_names, ["1", "2", "3"]);
+    // ids
+    let d = ok("i.csv", b"id,label,p\n10,1,0.9\n11,0,0.2\n");
+    assert_eq!(d.ids, Some(Ids::Int(vec![10, 11])));
+    let d = ok("i.csv", b"id,label,p\na,1,0.9\nb,0,0.2\n");
+    assert_eq!(d.ids, Some(Ids::Text(vec!["a".into(), "b".into()])));
+    // extra columns are ignored and listed
+    let d = ok("x.csv", b"label,p,notes\n1,0.9,hello\n");
+    assert_eq!(d.detection.ignored, ["notes"]);
+    // no trailing newline, quoted field with a comma and a newline
+    let d = ok("q.csv", b"label,p,notes\n1,0.9,\"a, b\nc\"\n0,0.1,x");
+    assert_eq!(d.n(), 2);
+    // logits preferred over probabilities, with a guess
+    let d = ok("g.csv", b"label,p_0,p_1,logit_0,logit_1\n1,0.2,0.8,0,1.4\n");
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    assert!(d.detection.guesses.iter().any(|g| g.about == "scores"));
+}
+
+#[test]
+fn mapping_overrides_detection() {
+    let csv = b"truth,a,b,c,other\n0,0.2,0.3,0.5,0.9\n1,0.5,0.4,0.1,0.1\n";
+    let opts = Options {
+        mapping: ColumnMapping {
+            label: Some("truth".into()),
+            scores: Some(ScoreColumns::Matrix(vec![
+                "a".into(),
+                "b".into(),
+                "c".into(),
+            ])),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let d = parse_bytes("m.csv", csv, &opts).unwrap();
+    assert_eq!(d.models[0].1.k, 3);
+    assert_eq!(d.class_names, ["a", "b", "c"]);
+    // the detection's mapping, passed back, gives the same result
+    let opts2 = Options {
+        mapping: d.detection.mapping.clone(),
+        ..Default::default()
+    };
+    assert_eq!(parse_bytes("m.csv", csv, &opts2).unwrap(), d);
+    // --logits
+    let opts = Options {
+        mapping: ColumnMapping {
+            source: Some(Source::Logits),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let d = parse_bytes("m.csv", b"label,p_0,p_1\n1,3,4\n", &opts).unwrap();
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    // model column switched off
+    let opts = Options {
+        mapping: ColumnMapping {
+            model: Pick::Absent,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let d = parse_bytes("m.csv", b"model,label,p\na,1,0.9\nb,1,0.8\n", &opts).unwrap();
+    assert_eq!(d.models.len(), 1);
+    assert_eq!(d.n(), 2);
+    // top-label by mapping, delimiter override
+    let opts = Options {
+        mapping: ColumnMapping {
+            delimiter: Some(b'|'),
+            label: Some("gold".into()),
+            scores: Some(ScoreColumns::TopLabel {
+                predicted: "guess".into(),
+                confidence: "sure".into(),
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let d = parse_bytes("m.csv", b"gold|guess|sure\n1|1|0.8\n", &opts).unwrap();
+    assert_eq!(d.models[0].1.kind(), Kind::TopLabel);
+    // a mapping naming a missing column
+    let opts = Options {
+        mapping: ColumnMapping {
+            label: Some("nope".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = parse_bytes("m.csv", b"label,p\n1,0.5\n", &opts).unwrap_err();
+    assert_eq!(e.codes(), ["mapping_column_missing"]);
+}
+
+#[test]
+fn long_format() {
+    let csv = b"model,id,label,p\na,0,1,0.9\na,1,0,0.2\nb,0,1,0.7\nb,1,0,0.4\n";
+    let d = ok("l.csv", csv);
+    assert_eq!(d.format, Format::CsvLong);
+    assert_eq!(
+        d.models.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+    assert_eq!(d.ids, Some(Ids::Int(vec![0, 1])));
+    // interleaved rows are fine
+    let d2 = ok(
+        "l.csv",
+        b"model,id,label,p\na,0,1,0.9\nb,0,1,0.7\na,1,0,0.2\nb,1,0,0.4\n",
+    );
+    assert_eq!(d2.models, d.models);
+    // label mismatch names the first differing row
+    let e = err(
+        "l.csv",
+        b"model,label,p\na,1,0.9\na,0,0.2\nb,1,0.7\nb,1,0.4\n",
+    );
+    assert_eq!(e.codes(), ["model_label_mismatch"]);
+    assert_eq!(e.errors[0].location.row, Some(3));
+    assert_eq!(e.errors[0].location.sample, Some(1));
+    assert!(e.errors[0].message.contains("sample 1"), "{}", e.errors[0]);
+    // length mismatch
+    let e = err("l.csv", b"model,label,p\na,1,0.9\na,0,0.2\nb,1,0.7\n");
+    assert_eq!(e.codes(), ["model_length_mismatch"]);
+    // input errors carry model and file row
+    let e = err(
+        "l.csv",
+        b"model,label,p\na,1,0.9\na,0,0.2\nb,1,1.7\nb,0,0.4\n",
+    );
+    assert_eq!(
+        e.input_errors(),
+        [(2, calibscope_core::InputErrorKind::ProbOutOfRange)]
+    );
+    assert_eq!(e.errors[0].location.model.as_deref(), Some("b"));
+}
+
+#[test]
+fn json_forms() {
+    let want = ok(
+        "a.csv",
+        b"label,p_0,p_1,p_2\n0,0.7,0.2,0.1\n2,0.1,0.1,0.8\n",
+    );
+    let forms: Vec<(&str, &[u8])> = vec![
+        ("records", br#"[{"label": 0, "p_0": 0.7, "p_1": 0.2, "p_2": 0.1}, {"label": 2, "p_0": 0.1, "p_1": 0.1, "p_2": 0.8}]"#),
+        ("records, vector", br#"[{"label": 0, "probs": [0.7, 0.2, 0.1]}, {"label": 2, "probs": [0.1, 0.1, 0.8]}]"#),
+        ("jsonl", b"{\"label\": 0, \"probs\": [0.7, 0.2, 0.1]}\n{\"label\": 2, \"probs\": [0.1, 0.1, 0.8]}\n"),
+        ("columns", br#"{"label": [0, 2], "probs": [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]]}"#),
+        ("columns flat", br#"{"label": [0, 2], "p_0": [0.7, 0.1], "p_1": [0.2, 0.1], "p_2": [0.1, 0.8]}"#),
+        ("wrapped", br#"{"data": [{"label": 0, "p_0": 0.7, "p_1": 0.2, "p_2": 0.1}, {"label": 2, "p_0": 0.1, "p_1": 0.1, "p_2": 0.8}]}"#),
+        ("bom + whitespace", b"\xef\xbb\xbf \n[{\"label\": 0, \"p_0\": 0.7, \"p_1\": 0.2, \"p_2\": 0.1},\n {\"p_0\": 0.1, \"label\": 2, \"p_1\": 0.1, \"p_2\": 0.8}]\n"),
+    ];
+    for (what, bytes) in forms {
+        let d = ok("a.json", bytes);
+        assert_eq!(d.format, Format::Json, "{what}");
+        assert_eq!(d.models[0].1.labels, want.models[0].1.labels, "{what}");
+        assert_eq!(scores(&d), scores(&want), "{what}");
+    }
+    let d = ok(
+        "a.json",
+        br#"{"label": [1, 0], "logits": [[0, 2], [1, -1]]}"#,
+    );
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    assert_eq!(d.models[0].1.kind(), Kind::Binary);
+    // class-keyed objects and string labels
+    let d = ok("a.json", br#"[{"label": "B", "probs": {"A": 0.25, "B": 0.75}}, {"label": "A", "probs": {"A": 0.5, "B": 0.5}}]"#);
+    assert_eq!(d.class_names, ["A", "B"]);
+    assert_eq!(d.models[0].1.labels, vec![1, 0]);
+    // long format in JSON
+    let d = ok(
+        "a.json",
+        br#"[{"model": "m1", "label": 1, "p": 0.9}, {"model": "m2", "label": 1, "p": 0.6}]"#,
+    );
+    assert_eq!(d.models.len(), 2);
+    // NaN from Python's json.dumps is an input error, not a syntax error
+    let e = err(
+        "a.json",
+        br#"[{"label": 1, "p": NaN}, {"label": 0, "p": Infinity}]"#,
+    );
+    assert_eq!(e.codes(), ["nan_or_inf"]);
+    assert_eq!(e.errors.len(), 2);
+    let e = err(
+        "a.json",
+        br#"[{"label": 1, "p": 0.5}, {"label": 0, "p": 0.5"#,
+    );
+    assert_eq!(e.codes(), ["json_syntax"]);
+    let e = err(
+        "a.json",
+        br#"[{"label": 1, "probs": [0.5, 0.5]}, {"label": 0, "probs": [0.2, 0.3, 0.5]}]"#,
+    );
+    assert_eq!(e.codes(), ["ragged_row"]);
+    assert_eq!(e.errors[0].location.row, Some(1));
+}
+
+#[test]
+fn npy_dtypes_orders_versions() {
+    let labels = [0i64, 2, 1];
+    let probs = [0.7f32, 0.2, 0.1, 0.1, 0.1, 0.8, 0.25, 0.5, 0.25];
+    let want: Vec<f64> = probs.iter().map(|&x| x as f64).collect();
+    let lab = labels_npy(&labels);
+    let check = |what: &str, scores_npy: Vec<u8>, f32_storage: bool| {
+        let la = match parse_bytes_any("x.labels.npy", &lab, &Options::default()).unwrap() {
+            Parsed::Array(a) => a,
+            _ => panic!(),
+        };
+        let sa = match parse_bytes_any("x.probs.npy", &scores_npy, &Options::default()) {
+            Ok(Parsed::Array(a)) => a,
+            other => panic!("{what}: {other:?}"),
+        };
+        let d = npy_pair("x", la, sa, Source::Probs, &Options::default())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(d.format, Format::NpyPair);
+        assert_eq!(d.models[0].1.labels, vec![0, 2, 1], "{what}");
+        assert_eq!(d.models[0].1.k, 3, "{what}");
+        let got = scores(&d);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-3, "{what}: {got:?}");
+        }
+        match &d.models[0].1.scores {
+            Scores::Matrix {
+                values: Values::F32(_),
+                ..
+            } => assert!(f32_storage, "{what}"),
+            Scores::Matrix {
+                values: Values::F64(_),
+                ..
+            } => assert!(!f32_storage, "{what}"),
+            _ => panic!(),
+        }
+    };
+    check("f4", npy("<f4", &[3, 3], false, &le_f32(&probs), 1), true);
+    check(
+        "f4 v2",
+        npy("<f4", &[3, 3], false, &le_f32(&probs), 2),
+        true,
+    );
+    check(
+        "f4 v3",
+        npy("<f4", &[3, 3], false, &le_f32(&probs), 3),
+        true,
+    );
+    let be: Vec<u8> = probs.iter().flat_map(|x| x.to_be_bytes()).collect();
+    check("f4 big-endian", npy(">f4", &[3, 3], false, &be, 1), true);
+    let f8: Vec<f64> = probs.iter().map(|&x| x as f64).collect();
+    check("f8", npy("<f8", &[3, 3], false, &le_f64(&f8), 1), false);
+    let f8be: Vec<u8> = f8.iter().flat_map(|x| x.to_be_bytes()).collect();
+    check("f8 big-endian", npy(">f8", &[3, 3], false, &f8be, 1), false);
+    // Fortran order: column-major data
+    let mut fo = Vec::new();
+    for c in 0..3 {
+        for r in 0..3 {
+            fo.push(probs[r * 3 + c]);
+        }
+    }
+    check("fortran", npy("<f4", &[3, 3], true, &le_f32(&fo), 1), true);
+    // float16: 0.7 etc. are not exact; the check allows 1e-3
+    let f2: Vec<u8> = probs
+        .iter()
+        .flat_map(|&x| f32_to_f16(x).to_le_bytes())
+        .collect();
+    check("f2", npy("<f2", &[3, 3], false, &f2, 1), true);
+
+    // integer label dtypes
+    for (descr, bytes) in [
+        ("|i1", vec![0u8, 2, 1]),
+        ("|u1", vec![0u8, 2, 1]),
+        ("<i2", vec![0, 0, 2, 0, 1, 0]),
+        (">u2", vec![0, 0, 0, 2, 0, 1]),
+        (
+            "<i4",
+            [0i32, 2, 1].iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ),
+        (
+            "<u8",
+            [0u64, 2, 1].iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ),
+        (
+            ">i8",
+            [0i64, 2, 1].iter().flat_map(|x| x.to_be_bytes()).collect(),
+        ),
+    ] {
+        let l = npy(descr, &[3], false, &bytes, 1);
+        let la = match parse_bytes_any("x.labels.npy", &l, &Options::default()).unwrap() {
+            Parsed::Array(a) => a,
+            _ => panic!(),
+        };
+        let sa = match parse_bytes_any(
+            "x.probs.npy",
+            &npy("<f4", &[3, 3], false, &le_f32(&probs), 1),
+            &Options::default(),
+        )
+        .unwrap()
+        {
+            Parsed::Array(a) => a,
+            _ => panic!(),
+        };
+        let d = npy_pair("x", la, sa, Source::Probs, &Options::default()).unwrap();
+        assert_eq!(d.models[0].1.labels, vec![0, 2, 1], "{descr}");
+    }
+    // bool labels with a 1-D binary column
+    let l = npy("|b1", &[2], false, &[1, 0], 1);
+    let la = match parse_bytes_any("x.labels.npy", &l, &Options::default()).unwrap() {
+        Parsed::Array(a) => a,
+        _ => panic!(),
+    };
+    let sa = match parse_bytes_any(
+        "x.logits.npy",
+        &npy("<f8", &[2], false, &le_f64(&[2.0, -1.0]), 1),
+        &Options::default(),
+    )
+    .unwrap()
+    {
+        Parsed::Array(a) => a,
+        _ => panic!(),
+    };
+    let d = npy_pair("x", la, sa, Source::Logits, &Options::default()).unwrap();
+    assert_eq!(d.models[0].1.source(), Source::Logits);
+    assert_eq!(d.models[0].1.columns(), 1);
+}
+
+fn f32_to_f16(x: f32) -> u16 {
+    // enough for values in [0, 1] (normal range, truncating)
+    if x == 0.0 {
+        return 0;
+    }
+    let b = x.to_bits();
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let man = (b >> 13) & 0x3ff;
+    ((exp as u32) << 10 | man) as u16
+}
+
+#[test]
+fn structured_npy() {
+    // label i8, padding, p as a sub-array of 3 float32
+    let descr = "[('label', '<i8'), ('', '|V4'), ('probs', '<f4', (3,))]";
+    let mut data = Vec::new();
+    for (l, p) in [(0i64, [0.7f32, 0.2, 0.1]), (2, [0.1, 0.1, 0.8])] {
+        data.extend_from_slice(&l.to_le_bytes());
+        data.extend_from_slice(&[0; 4]);
+        data.extend_from_slice(&le_f32(&p));
+    }
+    let d = ok("s.npy", &npy(descr, &[2], false, &data, 1));
+    assert_eq!(d.format, Format::Npy);
+    assert_eq!(d.models[0].1.k, 3);
+    assert_eq!(d.models[0].1.labels, vec![0, 2]);
+    // label + p_0..p_2 fields, mixed f4/f8 -> f64 storage
+    let descr = "[('y', '<i4'), ('p_0', '<f4'), ('p_1', '<f8'), ('p_2', '<f4')]";
+    let mut data = Vec::new();
+    data.extend_from_slice(&1i32.to_le_bytes());
+    data.extend_from_slice(&0.25f32.to_le_bytes());
+    data.extend_from_slice(&0.5f64.to_le_bytes());
+    data.extend_from_slice(&0.25f32.to_le_bytes());
+    let d = ok("s.npy", &npy(descr, &[1], false, &data, 1));
+    assert_eq!(scores(&d), vec![0.25, 0.5, 0.25]);
+    // top-label fields
+    let descr = "[('label', '<i8'), ('yhat', '<i8'), ('conf', '<f4')]";
+    let mut data = Vec::new();
+    data.extend_from_slice(&le_i64(&[1, 1]));
+    data.extend_from_slice(&le_f32(&[0.75]));
+    let d = ok("s.npy", &npy(descr, &[1], false, &data, 1));
+    assert_eq!(d.models[0].1.kind(), Kind::TopLabel);
+    // a plain array alone needs its pair
+    let e = err("s.npy", &npy("<f4", &[2], false, &le_f32(&[0.5, 0.5]), 1));
+    assert_eq!(e.codes(), ["npy_needs_pair"]);
+}
+
+#[test]
+fn npz_stored_and_deflated() {
+    let lab = labels_npy(&[0, 2, 1]);
+    let probs = npy(
+        "<f4",
+        &[3, 3],
+        false,
+        &le_f32(&[0.7, 0.2, 0.1, 0.1, 0.1, 0.8, 0.25, 0.5, 0.25]),
+        1,
+    );
+    let logits = npy(
+        "<f8",
+        &[3, 3],
+        false,
+        &le_f64(&[1.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 2.0, 0.0]),
+        1,
+    );
+    for deflate in [false, true] {
+        let z = zip(&[("labels.npy", &lab), ("probs.npy", &probs)], deflate);
+        let d = ok("a.npz", &z);
+        assert_eq!(d.format, Format::Npz);
+        assert_eq!(d.models[0].1.k, 3);
+        assert_eq!(d.models[0].1.labels, vec![0, 2, 1]);
+        assert_eq!(d.models[0].1.source(), Source::Probs);
+        // members in any order, extra members ignored
+        let z = zip(
+            &[
+                ("logits.npy", &logits),
+                ("notes.txt", b"hello"),
+                ("y.npy", &lab),
+            ],
+            deflate,
+        );
+        let d = ok("a.npz", &z);
+        assert_eq!(d.models[0].1.source(), Source::Logits);
+        assert_eq!(d.detection.ignored, ["notes.txt"]);
+    }
+}
+
+#[test]
+fn several_files_combine() {
+    let a = ok("a.csv", b"label,p\n1,0.9\n0,0.2\n");
+    let b = ok("b.csv", b"label,p\n1,0.6\n0,0.5\n");
+    let d = calibscope_io::combine(vec![a.clone(), b]).unwrap();
+    assert_eq!(d.format, Format::MultiFile);
+    assert_eq!(
+        d.models.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+    let c = ok("c.csv", b"label,p\n1,0.6\n1,0.5\n");
+    let e = calibscope_io::combine(vec![a, c]).unwrap_err();
+    assert_eq!(e.codes(), ["model_label_mismatch"]);
+    assert_eq!(e.errors[0].location.row, Some(1));
+}
+
+#[test]
+fn npz_as_python_writes_them() {
+    // zipfile to a seekable file (np.savez), deflated (np.savez_compressed) and to a
+    // non-seekable stream (data descriptors after each member)
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/npz");
+    for f in ["stored.npz", "deflated.npz", "streamed.npz"] {
+        let bytes = std::fs::read(dir.join(f)).unwrap();
+        let d = ok(f, &bytes);
+        assert_eq!(d.models[0].1.labels, vec![0, 2, 1], "{f}");
+        assert_eq!(d.models[0].1.k, 3, "{f}");
+    }
+}
