@@ -5,7 +5,12 @@ mod data;
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::reading;
+use calibscope_core::recal::{
+    fit_temperature_binary, fit_temperature_values, BinaryNll, GoldenProcedure,
+    TemperatureObjective, TemperatureOptions,
+};
 use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
+use calibscope_core::{Scores, Values};
 use divan::Bencher;
 
 fn main() {
@@ -55,4 +60,70 @@ fn flips_sweep_10_models_100k(b: Bencher) {
         .collect();
     let m_values: Vec<usize> = (1..=2000).collect();
     b.bench(|| sweep(&models, SweepMetric::ConfCeCorr, Binning::Mass, &m_values));
+}
+
+/// Temperature fit (contract procedure: 80 golden-section iterations on [0.05, 20])
+/// of 100k × 100 float32 logits, every row calibration.
+#[divan::bench(sample_count = 5)]
+fn temperature_fit_logits_100k_x_100(b: Bencher) {
+    let set = data::logits(100_000, 100, 5);
+    let Scores::Matrix { values, k, .. } = &set.scores else {
+        unreachable!()
+    };
+    b.bench(|| {
+        fit_temperature_values(
+            values,
+            *k,
+            &set.labels,
+            None,
+            &TemperatureOptions::default(),
+        )
+    });
+}
+
+/// The same with the fixtures README's alternative search (probe reused, stop at
+/// relative width 1e-9).
+#[divan::bench(sample_count = 5)]
+fn temperature_fit_logits_100k_x_100_reuse(b: Bencher) {
+    let set = data::logits(100_000, 100, 5);
+    let Scores::Matrix { values, k, .. } = &set.scores else {
+        unreachable!()
+    };
+    let options = TemperatureOptions {
+        procedure: GoldenProcedure::REUSE_1E9,
+        ..TemperatureOptions::default()
+    };
+    b.bench(|| fit_temperature_values(values, *k, &set.labels, None, &options));
+}
+
+/// Temperature fit (contract procedure) of 1M binary float32 logits.
+#[divan::bench(sample_count = 10)]
+fn temperature_fit_binary_1m(b: Bencher) {
+    let set = data::binary_logits(1_000_000, 6);
+    let Scores::Column {
+        values: Values::F32(s),
+        ..
+    } = &set.scores
+    else {
+        unreachable!()
+    };
+    b.bench(|| fit_temperature_binary(s, &set.labels, None));
+}
+
+/// The same with the fixtures README's alternative search.
+#[divan::bench(sample_count = 10)]
+fn temperature_fit_binary_1m_reuse(b: Bencher) {
+    let set = data::binary_logits(1_000_000, 6);
+    let Scores::Column {
+        values: Values::F32(s),
+        ..
+    } = &set.scores
+    else {
+        unreachable!()
+    };
+    let options = TemperatureOptions {
+        procedure: GoldenProcedure::REUSE_1E9,
+        ..TemperatureOptions::default()
+    };
+    b.bench(|| BinaryNll::new(s, &set.labels, None).map(|nll| nll.fit(&options)));
 }

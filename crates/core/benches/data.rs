@@ -34,6 +34,23 @@ pub fn binary(n: usize, seed: u64) -> PredictionSet {
     }
 }
 
+/// `n` binary logits `s = logit(u)` stored as f32, labels drawn as in [`binary`].
+pub fn binary_logits(n: usize, seed: u64) -> PredictionSet {
+    let mut set = binary(n, seed);
+    if let Scores::Column {
+        values: Values::F32(u),
+        source,
+    } = &mut set.scores
+    {
+        for x in u.iter_mut() {
+            let p = (*x as f64).clamp(1e-7, 1.0 - 1e-7);
+            *x = (p / (1.0 - p)).ln() as f32;
+        }
+        *source = Source::Logits;
+    }
+    set
+}
+
 /// `n × k` float32 logits, the true class boosted.
 pub fn logits(n: usize, k: usize, seed: u64) -> PredictionSet {
     let mut rng = Lcg(seed);

@@ -1,54 +1,29 @@
 //! Ranking metrics: AUC (Mann–Whitney), confidence-weighted AUC, ROC and cwROC
 //! curves (METRICS.md §3 and §5.5). All in O(n log n) through one stable sort.
 
+use crate::radix::{self, RadixSorter};
 use crate::sum::Sum;
 
 /// The stable ascending order of `scores` (ties keep the original index order):
 /// `order[j]` is the sample at sorted position `j`. `-0.0` sorts with `+0.0`.
 ///
-/// Two steps: an LSD radix sort on the monotone bit pattern of each score rounded
-/// to `f32` (4 byte-passes over 8-byte items; rounding is monotone, so it only
-/// merges scores closer than an `f32` ulp), then each run of equal `f32` keys that
-/// is not already in exact order is re-sorted by the exact `f64` score and index.
-/// O(n) for the forecasts this crate sorts; exact ties are runs already in order.
+/// Two steps: an LSD radix sort ([`crate::radix`]) on the monotone bit pattern of
+/// each score rounded to `f32` (three 11-bit passes over 8-byte items; rounding is
+/// monotone, so it only merges scores closer than an `f32` ulp), then each run of
+/// equal `f32` keys that is not already in exact order is re-sorted by the exact
+/// `f64` score and index. O(n) for the forecasts this crate sorts; exact ties are
+/// runs already in order.
 pub fn sort_order(scores: &[f64]) -> Vec<u32> {
-    let mut keys: Vec<(u32, u32)> = scores
+    let mut items: Vec<u64> = scores
         .iter()
         .enumerate()
-        .map(|(i, &u)| (order_key_f32(u as f32), i as u32))
+        .map(|(i, &u)| radix::item(radix::order_key(u), i as u32))
         .collect();
-    radsort::sort_by_key(&mut keys, |k| k.0);
-    let exact = |a: &(u32, u32), b: &(u32, u32)| {
-        let (x, y) = (scores[a.1 as usize] + 0.0, scores[b.1 as usize] + 0.0);
-        x.total_cmp(&y).then(a.1.cmp(&b.1))
-    };
-    let mut start = 0;
-    while start < keys.len() {
-        let mut end = start + 1;
-        while end < keys.len() && keys[end].0 == keys[start].0 {
-            end += 1;
-        }
-        if end - start > 1 {
-            let run = &mut keys[start..end];
-            if !run.windows(2).all(|w| exact(&w[0], &w[1]).is_le()) {
-                run.sort_unstable_by(exact);
-            }
-        }
-        start = end;
-    }
-    keys.into_iter().map(|(_, i)| i).collect()
-}
-
-/// A sortable key for a finite `f32`: its bit pattern made monotone, `-0.0` folded
-/// onto `+0.0`.
-#[inline]
-fn order_key_f32(u: f32) -> u32 {
-    let bits = (u + 0.0).to_bits();
-    if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | (1 << 31)
-    }
+    RadixSorter::new().sort(&mut items);
+    radix::for_each_key_run(&mut items, |run| {
+        radix::fix_run(run, |i| i, |i| scores[i as usize])
+    });
+    items.into_iter().map(radix::payload_of).collect()
 }
 
 /// `values` permuted into `order`.
@@ -158,6 +133,138 @@ pub fn weighted_auc(column: &SortedColumn) -> Option<f64> {
         return None;
     }
     Some(wins.value() / denominator)
+}
+
+/// [`auc`] and (when `WEIGHTED`) [`weighted_auc`] accumulated in one pass over a
+/// column in sorted order, without gathering it: the same tie groups and the same
+/// sums in the same order, so the results are identical bit for bit (for finite,
+/// positive weights, such as the audit's clipped confidences: a group of one
+/// sample skips the additions of an exact `0.0`, which only a sum holding `-0.0`
+/// or an infinity would notice).
+#[derive(Clone, Debug)]
+pub struct AucBuilder<const WEIGHTED: bool> {
+    /// The current tie group's score (NaN before the first push).
+    value: f64,
+    group_pos: u64,
+    group_neg: u64,
+    /// The group's first sample: its weight and outcome (its weight enters the
+    /// group sums only when a second sample joins).
+    first_weight: f64,
+    first_positive: bool,
+    group_w_pos: Sum,
+    group_w_neg: Sum,
+    negatives_below: u64,
+    twice_wins: u128,
+    positives: u64,
+    w_neg_below: Sum,
+    w_wins: Sum,
+    w_pos_total: Sum,
+}
+
+impl<const WEIGHTED: bool> Default for AucBuilder<WEIGHTED> {
+    fn default() -> Self {
+        AucBuilder {
+            value: f64::NAN,
+            group_pos: 0,
+            group_neg: 0,
+            first_weight: 0.0,
+            first_positive: false,
+            group_w_pos: Sum::new(),
+            group_w_neg: Sum::new(),
+            negatives_below: 0,
+            twice_wins: 0,
+            positives: 0,
+            w_neg_below: Sum::new(),
+            w_wins: Sum::new(),
+            w_pos_total: Sum::new(),
+        }
+    }
+}
+
+impl<const WEIGHTED: bool> AucBuilder<WEIGHTED> {
+    /// Adds the next score in ascending order, its outcome and weight.
+    #[inline(always)]
+    pub fn push(&mut self, score: f64, positive: bool, weight: f64) {
+        debug_assert!(!WEIGHTED || (weight > 0.0 && weight.is_finite()));
+        if score != self.value {
+            self.flush();
+            self.value = score;
+        }
+        if WEIGHTED {
+            match self.group_pos + self.group_neg {
+                0 => {
+                    self.first_weight = weight;
+                    self.first_positive = positive;
+                }
+                1 => {
+                    self.add_to_group(self.first_positive, self.first_weight);
+                    self.add_to_group(positive, weight);
+                }
+                _ => self.add_to_group(positive, weight),
+            }
+        }
+        self.group_pos += positive as u64;
+        self.group_neg += !positive as u64;
+    }
+
+    #[inline(always)]
+    fn add_to_group(&mut self, positive: bool, weight: f64) {
+        if positive {
+            self.group_w_pos.add(weight);
+        } else {
+            self.group_w_neg.add(weight);
+        }
+    }
+
+    #[inline(always)]
+    fn flush(&mut self) {
+        let (pos, neg) = (self.group_pos, self.group_neg);
+        if pos + neg == 0 {
+            return;
+        }
+        self.twice_wins += pos as u128 * (2 * self.negatives_below + neg) as u128;
+        self.negatives_below += neg;
+        self.positives += pos;
+        self.group_pos = 0;
+        self.group_neg = 0;
+        if WEIGHTED {
+            if pos + neg == 1 {
+                // the group sums would be (w, 0) or (0, w)
+                let w = self.first_weight;
+                if pos == 1 {
+                    self.w_wins.add(w * self.w_neg_below.value());
+                    self.w_pos_total.add(w);
+                } else {
+                    self.w_neg_below.add(w);
+                }
+                return;
+            }
+            let (wp, wn) = (self.group_w_pos.value(), self.group_w_neg.value());
+            self.w_wins.add(wp * (self.w_neg_below.value() + 0.5 * wn));
+            self.w_neg_below.add(wn);
+            self.w_pos_total.add(wp);
+            self.group_w_pos = Sum::new();
+            self.group_w_neg = Sum::new();
+        }
+    }
+
+    /// `(AUC, cwAUC)`; cwAUC is `None` unless `WEIGHTED`.
+    pub fn finish(mut self) -> (Option<f64>, Option<f64>) {
+        self.flush();
+        let (positives, negatives) = (self.positives, self.negatives_below);
+        if positives == 0 || negatives == 0 {
+            return (None, None);
+        }
+        let auc = self.twice_wins as f64 / (2.0 * positives as f64 * negatives as f64);
+        if !WEIGHTED {
+            return (Some(auc), None);
+        }
+        let denominator = self.w_pos_total.value() * self.w_neg_below.value();
+        (
+            Some(auc),
+            (denominator != 0.0).then(|| self.w_wins.value() / denominator),
+        )
+    }
 }
 
 /// One point of a ROC curve at threshold `t` (predict positive when `s >= t`).

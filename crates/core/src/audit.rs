@@ -14,6 +14,8 @@ use crate::reading::{self, ProbView, TopLabels};
 use crate::reliability::{self, ReliabilityRow};
 use crate::sum::Sum;
 
+mod fast;
+
 /// What to compute.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AuditSettings {
@@ -107,7 +109,19 @@ pub struct Audit {
 impl Audit {
     /// Computes the audit of `set` (which must be valid: see
     /// [`PredictionSet::validate`]). An empty set yields `None` metrics throughout.
+    ///
+    /// Runs the fast path (module `fast`: one sort per reading, or a single sort for
+    /// binary one-column sets, prefix sums kept at the needed bin starts only);
+    /// its results are those of [`Audit::compute_general`] bit for bit (property
+    /// tests hold them equal).
     pub fn compute(set: &PredictionSet, settings: &AuditSettings) -> Audit {
+        fast::compute(set, settings).unwrap_or_else(|| Self::compute_general(set, settings))
+    }
+
+    /// The audit by the general path: every reading materialised as pairs, sorted
+    /// on its own and indexed with full prefix sums. The reference the fast path is
+    /// tested against; [`Audit::compute`] is the one to call.
+    pub fn compute_general(set: &PredictionSet, settings: &AuditSettings) -> Audit {
         let top = reading::top_labels(set);
         let confidence = reading_report(&top.pairs(), settings, None);
         let risk = beyond::risk_metrics(&top);

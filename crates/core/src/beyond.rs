@@ -36,50 +36,72 @@ pub struct RiskMetrics {
 
 /// Computes [`RiskMetrics`] from the top-label predictions (confidences clipped).
 pub fn risk_metrics(top: &TopLabels) -> RiskMetrics {
-    let n = top.confidence.len();
-    if n == 0 {
-        return RiskMetrics {
-            acc: None,
-            csr: None,
-            sigma_csr: None,
-            zscore: None,
-            p_risk: None,
-            cwa: None,
-            gain: None,
-        };
-    }
-    let nf = n as f64;
-    let mut wrong_ratio = Sum::new();
-    let mut odds = Sum::new();
-    let mut weighted_correct = Sum::new();
-    let mut weight = Sum::new();
-    let mut correct = 0usize;
+    let mut acc = RiskAccumulator::default();
     for (&c, &z) in top.confidence.iter().zip(&top.correct) {
+        acc.add(c, z);
+    }
+    acc.finish()
+}
+
+/// Accumulates [`RiskMetrics`] sample by sample (in sample order, so the sums are
+/// those of [`risk_metrics`], bit for bit).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RiskAccumulator {
+    n: usize,
+    correct: usize,
+    wrong_ratio: Sum,
+    odds: Sum,
+    weighted_correct: Sum,
+    weight: Sum,
+}
+
+impl RiskAccumulator {
+    /// Adds a sample with (unclipped) top-label confidence `c` and correctness `z`.
+    #[inline(always)]
+    pub fn add(&mut self, c: f64, z: bool) {
         let c = clip_confidence(c);
         let one_minus = 1.0 - c;
         if z {
-            correct += 1;
-            weighted_correct.add(c);
+            self.correct += 1;
+            self.weighted_correct.add(c);
         } else {
-            wrong_ratio.add(1.0 / one_minus);
+            self.wrong_ratio.add(1.0 / one_minus);
         }
-        odds.add(c / one_minus);
-        weight.add(c);
+        self.odds.add(c / one_minus);
+        self.weight.add(c);
+        self.n += 1;
     }
-    let acc = correct as f64 / nf;
-    let csr = wrong_ratio.value() / nf;
-    let sigma = odds.value().sqrt() / nf;
-    let zscore = (csr - 1.0) / sigma;
-    let cwa = weighted_correct.value() / weight.value();
-    let floor = cwa.min(acc);
-    RiskMetrics {
-        acc: Some(acc),
-        csr: Some(csr),
-        sigma_csr: Some(sigma),
-        zscore: Some(zscore),
-        p_risk: Some(crate::special::normal_cdf(zscore)),
-        cwa: Some(cwa),
-        gain: (floor < 1.0).then(|| (cwa - acc) / (1.0 - floor)),
+
+    /// The metrics; every field `None` when no sample was added.
+    pub fn finish(&self) -> RiskMetrics {
+        let n = self.n;
+        if n == 0 {
+            return RiskMetrics {
+                acc: None,
+                csr: None,
+                sigma_csr: None,
+                zscore: None,
+                p_risk: None,
+                cwa: None,
+                gain: None,
+            };
+        }
+        let nf = n as f64;
+        let acc = self.correct as f64 / nf;
+        let csr = self.wrong_ratio.value() / nf;
+        let sigma = self.odds.value().sqrt() / nf;
+        let zscore = (csr - 1.0) / sigma;
+        let cwa = self.weighted_correct.value() / self.weight.value();
+        let floor = cwa.min(acc);
+        RiskMetrics {
+            acc: Some(acc),
+            csr: Some(csr),
+            sigma_csr: Some(sigma),
+            zscore: Some(zscore),
+            p_risk: Some(crate::special::normal_cdf(zscore)),
+            cwa: Some(cwa),
+            gain: (floor < 1.0).then(|| (cwa - acc) / (1.0 - floor)),
+        }
     }
 }
 
@@ -140,52 +162,87 @@ pub fn confusion_per_class(
     labels: &[u32],
     k: usize,
 ) -> Vec<(Confusion, Confusion)> {
-    let mut cw = vec![[Sum::new(); 4]; k];
-    let mut counts = vec![[0u64; 4]; k];
-    let mut total_weight = Sum::new();
-    let mut n = 0u64;
+    let mut acc = ConfusionAccumulator::new(k);
     for ((&yhat, &c), &y) in top.predicted.iter().zip(&top.confidence).zip(labels) {
-        let w = clip_confidence(c);
-        total_weight.add(w);
-        n += 1;
-        // cell 0 = tp, 1 = fp, 2 = fn; tn is the remainder
-        if yhat == y {
-            cw[y as usize][0].add(w);
-            counts[y as usize][0] += 1;
-        } else {
-            if (yhat as usize) < k {
-                cw[yhat as usize][1].add(w);
-                counts[yhat as usize][1] += 1;
-            }
-            cw[y as usize][2].add(w);
-            counts[y as usize][2] += 1;
+        acc.add(yhat, c, y);
+    }
+    acc.finish()
+}
+
+/// Accumulates [`confusion_per_class`] sample by sample (in sample order: the same
+/// sums, bit for bit).
+#[derive(Clone, Debug)]
+pub struct ConfusionAccumulator {
+    /// Per class: weighted tp, fp, fn.
+    cw: Vec<[Sum; 3]>,
+    counts: Vec<[u64; 3]>,
+    total_weight: Sum,
+    n: u64,
+}
+
+impl ConfusionAccumulator {
+    /// An empty accumulator for `k` classes.
+    pub fn new(k: usize) -> Self {
+        ConfusionAccumulator {
+            cw: vec![[Sum::new(); 3]; k],
+            counts: vec![[0u64; 3]; k],
+            total_weight: Sum::new(),
+            n: 0,
         }
     }
-    let total_weight = total_weight.value();
-    (0..k)
-        .map(|r| {
-            let [tp, fp, fn_, _] = cw[r];
-            let (tp, fp, fn_) = (tp.value(), fp.value(), fn_.value());
-            let mut tn = Sum::new();
-            tn.add(total_weight);
-            tn.add(-tp);
-            tn.add(-fp);
-            tn.add(-fn_);
-            let [ctp, cfp, cfn, _] = counts[r];
-            (
-                Confusion {
-                    tp,
-                    fp,
-                    fn_,
-                    tn: tn.value(),
-                },
-                Confusion {
-                    tp: ctp as f64,
-                    fp: cfp as f64,
-                    fn_: cfn as f64,
-                    tn: (n - ctp - cfp - cfn) as f64,
-                },
-            )
-        })
-        .collect()
+
+    /// Adds a sample: predicted class `yhat`, (unclipped) confidence `c`, label `y`.
+    #[inline(always)]
+    pub fn add(&mut self, yhat: u32, c: f64, y: u32) {
+        let k = self.cw.len();
+        let w = clip_confidence(c);
+        self.total_weight.add(w);
+        self.n += 1;
+        // cell 0 = tp, 1 = fp, 2 = fn; tn is the remainder
+        if yhat == y {
+            self.cw[y as usize][0].add(w);
+            self.counts[y as usize][0] += 1;
+        } else {
+            if (yhat as usize) < k {
+                self.cw[yhat as usize][1].add(w);
+                self.counts[yhat as usize][1] += 1;
+            }
+            self.cw[y as usize][2].add(w);
+            self.counts[y as usize][2] += 1;
+        }
+    }
+
+    /// `(weighted, counts)` per class.
+    pub fn finish(&self) -> Vec<(Confusion, Confusion)> {
+        let total_weight = self.total_weight.value();
+        let n = self.n;
+        self.cw
+            .iter()
+            .zip(&self.counts)
+            .map(|(cw, counts)| {
+                let [tp, fp, fn_] = cw;
+                let (tp, fp, fn_) = (tp.value(), fp.value(), fn_.value());
+                let mut tn = Sum::new();
+                tn.add(total_weight);
+                tn.add(-tp);
+                tn.add(-fp);
+                tn.add(-fn_);
+                let [ctp, cfp, cfn] = *counts;
+                (
+                    Confusion {
+                        tp,
+                        fp,
+                        fn_,
+                        tn: tn.value(),
+                    },
+                    Confusion {
+                        tp: ctp as f64,
+                        fp: cfp as f64,
+                        fn_: cfn as f64,
+                        tn: (n - ctp - cfp - cfn) as f64,
+                    },
+                )
+            })
+            .collect()
+    }
 }

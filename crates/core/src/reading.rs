@@ -118,22 +118,12 @@ impl<'a> ProbView<'a> {
             };
         }
         if let (Some(rows), Scores::Matrix { values, .. }) = (&self.softmax, &self.set.scores) {
-            // softmax is monotone: the largest logit holds the largest probability.
-            // Only an exactly equal *probability* at a lower index (logits within
-            // rounding of each other) can take the tie, so only those are evaluated.
             let (max, sum) = rows[i];
-            let row = i * k;
-            let mut best = (0..k).find(|&r| values.get(row + r) == max).unwrap_or(0);
-            let best_p = (values.get(row + best) - max).exp() / sum;
-            for r in 0..best {
-                if max - values.get(row + r) < 1e-9 * max.abs().max(1.0)
-                    && (values.get(row + r) - max).exp() / sum == best_p
-                {
-                    best = r;
-                    break;
-                }
-            }
-            return (best as u32, best_p);
+            return crate::with_values!(values, |v| top_of_logit_row(
+                &v[i * k..(i + 1) * k],
+                max,
+                sum
+            ));
         }
         let mut best = 0usize;
         let mut best_p = self.prob(i, 0);
@@ -145,6 +135,12 @@ impl<'a> ProbView<'a> {
             }
         }
         (best as u32, best_p)
+    }
+
+    /// Per row `(max, Σ exp(z - max))` of a logit matrix (`None` for other inputs):
+    /// `p_i^(r) = exp(z_i^(r) - max_i) / sum_i`.
+    pub fn softmax_rows(&self) -> Option<&[(f64, f64)]> {
+        self.softmax.as_deref()
     }
 
     /// `log Σ_r exp(z_r)` of row `i` of a logit matrix (`None` for other inputs).
@@ -180,17 +176,37 @@ impl<'a> ProbView<'a> {
 }
 
 fn softmax_rows<T: crate::data::Real>(values: &[T], k: usize) -> Vec<(f64, f64)> {
-    values
-        .chunks_exact(k)
-        .map(|row| {
-            let max = row
-                .iter()
-                .map(|z| z.to_f64())
-                .fold(f64::NEG_INFINITY, f64::max);
-            let sum: f64 = row.iter().map(|z| (z.to_f64() - max).exp()).sum();
-            (max, sum)
-        })
-        .collect()
+    values.chunks_exact(k).map(softmax_row).collect()
+}
+
+/// `(max, Σ exp(z - max))` of one logit row (see [`ProbView`]).
+#[inline]
+pub(crate) fn softmax_row<T: crate::data::Real>(row: &[T]) -> (f64, f64) {
+    let max = row
+        .iter()
+        .map(|z| z.to_f64())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = row.iter().map(|z| (z.to_f64() - max).exp()).sum();
+    (max, sum)
+}
+
+/// The top label `(r, p^(r))` of a logit row of `k != 2` classes from its
+/// [`softmax_row`]: argmax with ties to the lowest index. softmax is monotone, so
+/// the largest logit holds the largest probability; only an exactly equal
+/// *probability* at a lower index (logits within rounding of each other) can take
+/// the tie, so only those are evaluated.
+#[inline]
+pub(crate) fn top_of_logit_row<T: crate::data::Real>(row: &[T], max: f64, sum: f64) -> (u32, f64) {
+    let mut best = row.iter().position(|z| z.to_f64() == max).unwrap_or(0);
+    let best_p = (row[best].to_f64() - max).exp() / sum;
+    for (r, z) in row[..best].iter().enumerate() {
+        let z = z.to_f64();
+        if max - z < 1e-9 * max.abs().max(1.0) && (z - max).exp() / sum == best_p {
+            best = r;
+            break;
+        }
+    }
+    (best as u32, best_p)
 }
 
 /// Forecast/outcome pairs `(u_i, o_i)` of one reading, in sample order.

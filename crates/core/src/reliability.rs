@@ -1,7 +1,7 @@
 //! Reliability tables (METRICS.md §2): per non-empty bin, count, mean confidence,
 //! accuracy, gap and an exact Clopper–Pearson interval for the accuracy.
 
-use crate::binning::{Bin, Binning, SortedReading};
+use crate::binning::{Bin, BinSource, Binning, SortedReading};
 
 /// Default two-sided level of the Clopper–Pearson intervals: `1 - alpha`, `alpha = 0.05`.
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -35,6 +35,17 @@ pub struct ReliabilityRow {
 impl ReliabilityRow {
     /// The row of `bin` (a bin of `binning` with `m` bins over `sorted`).
     pub fn new(sorted: &SortedReading, binning: Binning, m: usize, bin: &Bin, alpha: f64) -> Self {
+        Self::of_bin(sorted, binning, m, bin, alpha)
+    }
+
+    /// The row of `bin` (a bin of `binning` with `m` bins of `source`).
+    pub fn of_bin<S: BinSource + ?Sized>(
+        source: &S,
+        binning: Binning,
+        m: usize,
+        bin: &Bin,
+        alpha: f64,
+    ) -> Self {
         let (cp_lower, cp_upper) =
             crate::special::clopper_pearson(bin.successes, bin.count() as u64, alpha)
                 .unwrap_or((0.0, 1.0));
@@ -43,10 +54,7 @@ impl ReliabilityRow {
                 bin.index as f64 / m as f64,
                 (bin.index + 1) as f64 / m as f64,
             ),
-            Binning::Mass => {
-                let u = sorted.sorted_forecasts();
-                (u[bin.start], u[bin.end - 1])
-            }
+            Binning::Mass => source.forecast_range(bin),
         };
         ReliabilityRow {
             bin: bin.index,
@@ -65,15 +73,15 @@ impl ReliabilityRow {
 
 /// The reliability table of `binning` with `m` bins: one row per non-empty bin, in
 /// bin order, intervals at level `1 - alpha`. Empty for an empty reading.
-pub fn reliability_table(
-    sorted: &SortedReading,
+pub fn reliability_table<S: BinSource + ?Sized>(
+    sorted: &S,
     binning: Binning,
     m: usize,
     alpha: f64,
 ) -> Vec<ReliabilityRow> {
     sorted
-        .bins(binning, m)
+        .bin_list(binning, m)
         .iter()
-        .map(|bin| ReliabilityRow::new(sorted, binning, m, bin, alpha))
+        .map(|bin| ReliabilityRow::of_bin(sorted, binning, m, bin, alpha))
         .collect()
 }
