@@ -8,10 +8,7 @@ use calibscope_core::binning::{self, Binning, SortedReading};
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Source};
-use calibscope_io::{
-    combine, npy_pair, pair_role, ColumnMapping, Dataset, ErrorCode, Location, Options, ParseError,
-    ParseErrors, Parsed, Pick, ScoreColumns,
-};
+use calibscope_io::{ColumnMapping, Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::{json, Map, Value};
 
 use crate::proto::{
@@ -47,114 +44,9 @@ pub fn options(mapping: &MappingOverride, size_hint: Option<u64>) -> Options {
     }
 }
 
-/// Groups parsed files into one data set, as the CLI's `open_paths` does for paths:
-/// `NAME.labels.npy` + `NAME.probs.npy` / `NAME.logits.npy` form one prediction set,
-/// every other file is one set; several sets are combined (same samples).
-pub fn assemble(
-    files: Vec<(String, Result<Parsed, ParseErrors>)>,
-    options: &Options,
-) -> Result<Dataset, ParseErrors> {
-    enum Slot {
-        Single(usize),
-        Pair(String, Option<usize>, Option<(usize, Source)>),
-    }
-    let mut slots: Vec<Slot> = Vec::new();
-    for (i, (name, _)) in files.iter().enumerate() {
-        match pair_role(name) {
-            Some((stem, role)) => {
-                let at = slots
-                    .iter()
-                    .position(|s| matches!(s, Slot::Pair(st, _, _) if *st == stem));
-                let at = at.unwrap_or_else(|| {
-                    slots.push(Slot::Pair(stem.clone(), None, None));
-                    slots.len() - 1
-                });
-                if let Slot::Pair(_, labels, scores) = &mut slots[at] {
-                    match role {
-                        None => *labels = Some(i),
-                        Some(s) => *scores = Some((i, s)),
-                    }
-                }
-            }
-            None => slots.push(Slot::Single(i)),
-        }
-    }
-    let mut parsed: Vec<Option<Result<Parsed, ParseErrors>>> = files.iter().map(|_| None).collect();
-    let names: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
-    for (i, (_, p)) in files.into_iter().enumerate() {
-        parsed[i] = Some(p);
-    }
-    let mut take = |i: usize| parsed[i].take().expect("each file is used once");
-    let needs_pair = |file: &str, msg: String| one_error(ErrorCode::NpyNeedsPair, file, msg);
-    let mut sets = Vec::new();
-    for slot in slots {
-        match slot {
-            Slot::Single(i) => match take(i)? {
-                Parsed::Dataset(d) => sets.push(d),
-                Parsed::Array(a) => {
-                    return Err(needs_pair(
-                        &names[i],
-                        format!(
-                            "this .npy holds a plain {:?} array without labels; drop it together with its pair (NAME.labels.npy + NAME.probs.npy or NAME.logits.npy)",
-                            a.shape()
-                        ),
-                    ))
-                }
-            },
-            Slot::Pair(stem, Some(l), Some((s, source))) => {
-                let la = take(l)?;
-                let sa = take(s)?;
-                match (la, sa) {
-                    (Parsed::Array(la), Parsed::Array(sa)) => {
-                        sets.push(npy_pair(&stem, la, sa, source, options)?)
-                    }
-                    (a, b) => {
-                        for p in [a, b] {
-                            if let Parsed::Dataset(d) = p {
-                                sets.push(d);
-                            }
-                        }
-                    }
-                }
-            }
-            Slot::Pair(stem, l, s) => {
-                let Some(i) = l.or(s.map(|s| s.0)) else {
-                    continue;
-                };
-                match take(i)? {
-                    Parsed::Dataset(d) => sets.push(d),
-                    Parsed::Array(_) => {
-                        return Err(needs_pair(
-                            &names[i],
-                            format!(
-                                "{} has no partner: drop {stem}.labels.npy together with {stem}.probs.npy or {stem}.logits.npy",
-                                names[i]
-                            ),
-                        ))
-                    }
-                }
-            }
-        }
-    }
-    match sets.len() {
-        0 => Err(one_error(ErrorCode::EmptyFile, "", "no files given".into())),
-        1 => Ok(sets.pop().expect("one set")),
-        _ => combine(sets),
-    }
-}
-
-fn one_error(code: ErrorCode, file: &str, message: String) -> ParseErrors {
-    ParseErrors {
-        errors: vec![ParseError {
-            code,
-            file: file.to_string(),
-            location: Location::default(),
-            message,
-        }],
-        more: 0,
-        dataset: None,
-    }
-}
+/// Groups parsed files into one data set (NumPy halves paired, several files
+/// combined): calibscope-io's [`calibscope_io::assemble`], the same as the CLI's.
+pub use calibscope_io::assemble;
 
 /// The protocol's error message for parse errors.
 pub fn parse_error_message(id: u64, errors: &ParseErrors) -> FromWorker {
@@ -503,7 +395,10 @@ mod tests {
         p.join("fixtures").is_dir().then_some(p)
     }
 
-    fn parse(path: &std::path::Path, slice: usize) -> (String, Result<Parsed, ParseErrors>) {
+    fn parse(
+        path: &std::path::Path,
+        slice: usize,
+    ) -> (String, Result<calibscope_io::Parsed, ParseErrors>) {
         let bytes = std::fs::read(path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let mut p = Parser::new(name.clone(), Options::default());
@@ -628,7 +523,7 @@ mod tests {
         // a lone half is an error naming its partner
         let lone = vec![parse(&dir.join("breast_cancer_mlp.probs.npy"), 1000)];
         let err = assemble(lone, &Options::default()).unwrap_err();
-        assert_eq!(err.errors[0].code, ErrorCode::NpyNeedsPair);
+        assert_eq!(err.errors[0].code, calibscope_io::ErrorCode::NpyNeedsPair);
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! assert_eq!(ds.class_names, ["0", "1", "2"]);
 //! ```
 
+mod assemble;
 mod csv;
 pub mod error;
 #[doc(hidden)]
@@ -45,6 +46,7 @@ mod table;
 #[cfg(not(target_family = "wasm"))]
 mod fs;
 
+pub use assemble::assemble;
 pub use calibscope_core::{PredictionSet, Source};
 pub use error::{ErrorCode, Location, ParseError, ParseErrors};
 pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
