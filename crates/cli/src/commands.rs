@@ -9,7 +9,9 @@ use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
 use calibscope_core::synth::{self, Distribution, Mode};
-use calibscope_io::{ColumnMapping, Dataset, Ids, Options, ParseErrors, Pick, Source};
+use calibscope_io::{
+    ColumnMapping, Dataset, Ids, Options, ParseErrors, Pick, ScoreColumns, Source,
+};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -44,6 +46,20 @@ impl Mapping {
                 )))
             }
         };
+        let scores = match (self.scores.as_slice(), self.top_label.as_slice()) {
+            ([], []) => None,
+            ([one], []) => Some(ScoreColumns::Column(one.clone())),
+            (many, []) => Some(ScoreColumns::Matrix(many.to_vec())),
+            ([], [predicted, confidence]) => Some(ScoreColumns::TopLabel {
+                predicted: predicted.clone(),
+                confidence: confidence.clone(),
+            }),
+            _ => {
+                return Err(Failure::Usage(
+                    "--top-label takes two columns: the predicted class and its confidence, e.g. --top-label yhat,conf".into(),
+                ))
+            }
+        };
         let source = match (self.logits, self.probs) {
             (true, _) => Some(Source::Logits),
             (_, true) => Some(Source::Probs),
@@ -53,7 +69,9 @@ impl Mapping {
             mapping: ColumnMapping {
                 delimiter,
                 label: self.label.clone(),
+                scores,
                 source,
+                class_names: (!self.class_names.is_empty()).then(|| self.class_names.clone()),
                 model: pick(&self.model_column),
                 id: pick(&self.id_column),
                 ..ColumnMapping::default()

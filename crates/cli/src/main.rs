@@ -54,6 +54,21 @@ struct Mapping {
     /// The sample id column ('none': no id column).
     #[arg(long, value_name = "COLUMN")]
     id_column: Option<String>,
+    /// The score columns: one binary column (P(y=1) or a logit) or k columns in
+    /// class order, e.g. --scores p or --scores cat,dog,bird.
+    #[arg(
+        long,
+        value_name = "COLUMNS",
+        value_delimiter = ',',
+        conflicts_with = "top_label"
+    )]
+    scores: Vec<String>,
+    /// Top-label input: the predicted-class and confidence columns, e.g. --top-label yhat,conf.
+    #[arg(long, value_name = "PRED,CONF", value_delimiter = ',', num_args = 1)]
+    top_label: Vec<String>,
+    /// Class names in class order (default: the suffixes of p_<class> columns).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    class_names: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -321,3 +321,66 @@ fn synth_writes_deterministic_files_that_audit() {
     assert_eq!(doc["input"]["n"], 2000);
     std::fs::remove_file(&path).ok();
 }
+
+/// Column mapping flags override detection: a file whose columns have no
+/// recognised names is read once they are named.
+#[test]
+fn mapping_flags_override_detection() {
+    let dir = std::env::temp_dir().join(format!("calibscope-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let odd = dir.join("odd.csv");
+    std::fs::write(
+        &odd,
+        "truth;cat;dog;bird\n0;0.7;0.2;0.1\n2;0.1;0.3;0.6\n1;0.2;0.5;0.3\n",
+    )
+    .unwrap();
+    let plain = calibscope(&["audit", "--json", odd.to_str().unwrap()]);
+    assert_eq!(
+        plain.status.code(),
+        Some(1),
+        "no label column is recognised"
+    );
+    let mapped = calibscope(&[
+        "audit",
+        "--json",
+        "--label",
+        "truth",
+        "--scores",
+        "cat,dog,bird",
+        "--delimiter",
+        ";",
+        "--class-names",
+        "cat,dog,bird",
+        odd.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        mapped.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&mapped.stderr)
+    );
+    let doc = stdout_json(&mapped);
+    assert_eq!(doc["input"]["k"], 3);
+    assert_eq!(doc["binning_free"]["accuracy"], 1.0);
+    let top = dir.join("top.csv");
+    std::fs::write(&top, "y,guess,certainty\n0,0,0.9\n1,0,0.6\n1,1,0.8\n").unwrap();
+    let out = calibscope(&[
+        "audit",
+        "--json",
+        "--label",
+        "y",
+        "--top-label",
+        "guess,certainty",
+        top.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout_json(&out)["input"]["kind"], "toplabel");
+    let bad = calibscope(&["audit", "--top-label", "guess", top.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
