@@ -74,7 +74,6 @@ impl Mapping {
                 class_names: (!self.class_names.is_empty()).then(|| self.class_names.clone()),
                 model: pick(&self.model_column),
                 id: pick(&self.id_column),
-                ..ColumnMapping::default()
             },
             ..Options::default()
         })
