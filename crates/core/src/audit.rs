@@ -269,35 +269,7 @@ fn reading_report(
         ),
         None => (SortedReading::new(pairs), true),
     };
-    let mut tables = Vec::with_capacity(2 * settings.m_values.len());
-    for binning in Binning::ALL {
-        for &m in &settings.m_values {
-            tables.push((binning, m, sorted.metrics(binning, m)));
-        }
-    }
-    let reliability = if with_reliability {
-        Binning::ALL
-            .iter()
-            .map(|&b| {
-                (
-                    b,
-                    reliability::reliability_table(
-                        &sorted,
-                        b,
-                        settings.reliability_bins,
-                        settings.alpha,
-                    ),
-                )
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    ReadingReport {
-        brier: binning::brier(pairs),
-        tables,
-        reliability,
-    }
+    fast::reading_report(&sorted, binning::brier(pairs), settings, with_reliability)
 }
 
 /// Clip applied to the probability of the true class before `-ln` (METRICS.md §3).

@@ -288,7 +288,7 @@ impl<'p> ClassPass<'p> {
 
 /// The ECE family of one reading from its index (the general path's
 /// `reading_report`, from a [`BinSource`]).
-fn reading_report(
+pub(super) fn reading_report(
     index: &dyn BinSource,
     brier: Option<f64>,
     settings: &AuditSettings,
