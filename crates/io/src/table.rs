@@ -207,16 +207,25 @@ impl TableBuilder {
         i
     }
 
-    /// One record: the fields are `buf[ends[i-1]..ends[i]]`.
+    /// One record: the fields are `buf[ends[i-1] + gap..ends[i]]` (the first one
+    /// starts at 0); `gap` is 1 when the delimiters are still in `buf`, else 0.
     #[inline]
-    pub fn record(&mut self, buf: &[u8], ends: &[usize], line: Option<u64>, sink: &mut Sink) {
+    pub fn record(
+        &mut self,
+        buf: &[u8],
+        ends: &[usize],
+        gap: usize,
+        line: Option<u64>,
+        sink: &mut Sink,
+    ) {
         let nf = ends.len();
+        let field = |i: usize| -> &[u8] {
+            let s = if i == 0 { 0 } else { ends[i - 1] + gap };
+            &buf[s..ends[i]]
+        };
         if nf != self.roles.len() {
             // a blank or whitespace-only line is no row
-            if buf[..ends.last().copied().unwrap_or(0)]
-                .iter()
-                .all(|b| b.is_ascii_whitespace())
-            {
+            if (0..nf).all(|i| field(i).iter().all(|b| b.is_ascii_whitespace())) {
                 return;
             }
         }
@@ -234,10 +243,6 @@ impl TableBuilder {
             );
             bad = true;
         }
-        let field = |i: usize| -> &[u8] {
-            let s = if i == 0 { 0 } else { ends[i - 1] };
-            &buf[s..ends[i]]
-        };
         let mi = match self.plan.model {
             Some(f) if f < nf => self.model_for(field(f), sink, row, line),
             Some(_) => self.last_model.min(self.models.len().saturating_sub(1)),
