@@ -3,19 +3,32 @@
 //! `cargo run --release -p calibscope-io --example one -- FILE`
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
-    let repeat: usize = std::env::var("REPEAT").ok().and_then(|r| r.parse().ok()).unwrap_or(1);
+    let repeat: usize = std::env::var("REPEAT")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(1);
     let mut best = f64::INFINITY;
     let mut summary = String::new();
     for _ in 0..repeat.max(1) {
         let t = std::time::Instant::now();
-        let r = calibscope_io::read_path(std::path::Path::new(&path), &calibscope_io::Options::default());
+        let r = calibscope_io::read_path(
+            std::path::Path::new(&path),
+            &calibscope_io::Options::default(),
+        );
         best = best.min(t.elapsed().as_secs_f64());
         summary = match r {
-            Ok(d) => format!("ok: {} models, n = {}, format {}", d.models.len(), d.n(), d.format.name()),
+            Ok(d) => format!(
+                "ok: {} models, n = {}, format {}",
+                d.models.len(),
+                d.n(),
+                d.format.name()
+            ),
             Err(e) => e.to_string(),
         };
     }
-    let mb = std::fs::metadata(&path).map(|m| m.len() as f64 / 1e6).unwrap_or(0.0);
+    let mb = std::fs::metadata(&path)
+        .map(|m| m.len() as f64 / 1e6)
+        .unwrap_or(0.0);
     println!("{summary}");
     println!("{best:.4} s ({:.0} MB/s)", mb / best);
 }

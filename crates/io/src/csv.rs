@@ -82,6 +82,8 @@ pub(crate) struct CsvStream {
     /// Whether unquoted records take the fast path (not with a `"`, `\r` or `\n`
     /// delimiter).
     fast: bool,
+    /// Whether plain numeric rows may be parsed in place ([`TableBuilder::fast_row`]).
+    numeric: bool,
     /// A quoted record is being read by csv-core: its first line, and the reader's
     /// line count when it started.
     core: Option<(u64, u64)>,
@@ -140,6 +142,8 @@ impl CsvStream {
             first_data_line: None,
             irregular: false,
             fast: !matches!(delimiter, b'"' | b'\r' | b'\n'),
+            numeric: !delimiter.is_ascii_alphanumeric()
+                && !matches!(delimiter, b'"' | b'\r' | b'\n' | b'.' | b'+' | b'-'),
             core: None,
             carry: Vec::new(),
             carry_out: 0,
@@ -278,6 +282,26 @@ impl CsvStream {
             if !self.fast {
                 break Stop::Quote(start);
             }
+            if let Some(t) = &mut self.table {
+                if t.fast && self.numeric {
+                    let before = t.rows;
+                    if let Some(len) = t.fast_row(&data[start..quote.min(n)], d) {
+                        let end = start + len;
+                        if len < limit {
+                            pos = end + 1;
+                            self.consumed = base + pos as u64;
+                            let line = self.line;
+                            self.after_row(before, line);
+                            if data[end] == b'\n' {
+                                self.line += 1;
+                            }
+                            continue;
+                        }
+                        // too long (the general path says so): undo
+                        t.undo_row();
+                    }
+                }
+            }
             fends.clear();
             let end = loop {
                 match memchr::memchr3(d, b'\n', b'\r', &data[pos..]) {
@@ -371,29 +395,38 @@ impl CsvStream {
         self.core = None;
     }
 
+    /// Row bookkeeping after a record (`before`: the row count before it).
+    #[inline]
+    fn after_row(&mut self, before: u64, line: u64) {
+        let Some(t) = &mut self.table else {
+            return;
+        };
+        if t.rows == before {
+            return;
+        }
+        match self.first_data_line {
+            None => self.first_data_line = Some(line),
+            Some(first) => {
+                if line != first + before {
+                    self.irregular = true;
+                }
+            }
+        }
+        if t.rows == 1024 {
+            if let Some(total) = self.size_hint {
+                let per_row = (self.consumed as f64 / 1025.0).max(1.0);
+                let rows = (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
+                t.reserve_rows(rows + 64);
+            }
+        }
+    }
+
     /// One record (fields `buf[ends[i-1] + gap..ends[i]]`) that starts on `line`.
     fn record(&mut self, buf: &[u8], ends: &[usize], gap: usize, line: u64) {
         if let Some(t) = &mut self.table {
             let before = t.rows;
             t.record(buf, ends, gap, Some(line), &mut self.sink);
-            if t.rows > before {
-                match self.first_data_line {
-                    None => self.first_data_line = Some(line),
-                    Some(first) => {
-                        if line != first + before {
-                            self.irregular = true;
-                        }
-                    }
-                }
-                if t.rows == 1024 {
-                    if let Some(total) = self.size_hint {
-                        let per_row = (self.consumed as f64 / 1025.0).max(1.0);
-                        let rows =
-                            (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
-                        t.reserve_rows(rows + 64);
-                    }
-                }
-            }
+            self.after_row(before, line);
             return;
         }
         let line = Some(line);

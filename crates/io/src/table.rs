@@ -78,6 +78,9 @@ pub(crate) struct TableBuilder {
     pub rows: u64,
     bad_rows: Vec<u64>,
     reserved: bool,
+    /// Rows may take [`TableBuilder::fast_row`]: one model, no ids, no predicted
+    /// classes, labels are class indices.
+    pub fast: bool,
 }
 
 impl TableBuilder {
@@ -138,11 +141,26 @@ impl TableBuilder {
             rows: 0,
             bad_rows: Vec::new(),
             reserved: false,
+            fast: false,
         };
+        b.fast = !long
+            && !has_id
+            && matches!(b.labels.kind, crate::num::ClassKind::Indices)
+            && b.roles
+                .iter()
+                .all(|r| matches!(r, Role::Ignore | Role::Label | Role::Score(_)));
         if !long {
             b.models.push(ModelBuf::new(String::new(), has_id));
         }
         b
+    }
+
+    /// Takes back the row [`TableBuilder::fast_row`] just added.
+    pub fn undo_row(&mut self) {
+        let m = &mut self.models[0];
+        m.labels.pop();
+        m.values.truncate(m.values.len() - self.width);
+        self.rows -= 1;
     }
 
     /// Marks a row as already reported (its contract errors are not repeated).
@@ -205,6 +223,68 @@ impl TableBuilder {
         };
         self.last_model = i;
         i
+    }
+
+    /// The common record, read straight from the text: every field a plain
+    /// number (fast-float2's grammar, nothing around it), labels of at most 9
+    /// digits, then `\n` or `\r`. Returns the position of that line break, or
+    /// `None` (nothing read) when [`TableBuilder::record`] must read the record:
+    /// anything else, including every error. `delimiter` is no digit, letter,
+    /// sign, point, quote or line break.
+    #[inline]
+    pub fn fast_row(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
+        let m = &mut self.models[0];
+        let base = m.values.len();
+        m.values.resize(base + self.width, f64::NAN);
+        let mut pos = 0;
+        let mut label = 0u32;
+        let last = self.roles.len() - 1;
+        for (i, role) in self.roles.iter().enumerate() {
+            match *role {
+                Role::Score(slot) => match fast_float2::parse_partial::<f64, _>(&data[pos..]) {
+                    Ok((v, n)) => {
+                        m.values[base + slot] = v;
+                        pos += n;
+                    }
+                    Err(_) => break,
+                },
+                Role::Label => {
+                    let digits = data[pos..]
+                        .iter()
+                        .take(10)
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                    if digits == 0 || digits > 9 {
+                        break;
+                    }
+                    let v = data[pos..pos + digits]
+                        .iter()
+                        .fold(0u64, |v, &b| v * 10 + (b - b'0') as u64);
+                    if v >= self.labels.limit {
+                        break;
+                    }
+                    label = v as u32;
+                    pos += digits;
+                }
+                _ => {
+                    pos += data[pos..]
+                        .iter()
+                        .position(|&b| b == delimiter || b == b'\n' || b == b'\r')
+                        .unwrap_or(data.len() - pos);
+                }
+            }
+            match data.get(pos) {
+                Some(&b) if i < last && b == delimiter => pos += 1,
+                Some(b'\n' | b'\r') if i == last => {
+                    m.labels.push(label);
+                    self.rows += 1;
+                    return Some(pos);
+                }
+                _ => break,
+            }
+        }
+        m.values.truncate(base);
+        None
     }
 
     /// One record: the fields are `buf[ends[i-1] + gap..ends[i]]` (the first one
