@@ -81,6 +81,8 @@ pub(crate) struct TableBuilder {
     /// Rows may take [`TableBuilder::fast_row`]: one model, no ids, no predicted
     /// classes, labels are class indices.
     pub fast: bool,
+    /// The score columns come in slot order (`fast_row` pushes the values).
+    in_order: bool,
 }
 
 impl TableBuilder {
@@ -142,7 +144,17 @@ impl TableBuilder {
             bad_rows: Vec::new(),
             reserved: false,
             fast: false,
+            in_order: false,
         };
+        let slots: Vec<usize> = b
+            .roles
+            .iter()
+            .filter_map(|r| match r {
+                Role::Score(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        b.in_order = slots.len() == b.width && slots.iter().enumerate().all(|(i, &s)| i == s);
         b.fast = !long
             && !has_id
             && matches!(b.labels.kind, crate::num::ClassKind::Indices)
@@ -235,7 +247,9 @@ impl TableBuilder {
     pub fn fast_row(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
         let m = &mut self.models[0];
         let base = m.values.len();
-        m.values.resize(base + self.width, f64::NAN);
+        if !self.in_order {
+            m.values.resize(base + self.width, f64::NAN);
+        }
         let mut pos = 0;
         let mut label = 0u32;
         let last = self.roles.len() - 1;
@@ -243,7 +257,11 @@ impl TableBuilder {
             match *role {
                 Role::Score(slot) => match fast_float2::parse_partial::<f64, _>(&data[pos..]) {
                     Ok((v, n)) => {
-                        m.values[base + slot] = v;
+                        if self.in_order {
+                            m.values.push(v);
+                        } else {
+                            m.values[base + slot] = v;
+                        }
                         pos += n;
                     }
                     Err(_) => break,
