@@ -11,7 +11,9 @@ venv=bench/.venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet numpy pandas scikit-learn
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-cargo build --release --locked -p calibscope-cli -p calibscope-io --example one
+# (--example restricts the build to the example: the CLI binary is built separately)
+cargo build --release --locked -p calibscope-cli
+cargo build --release --locked -p calibscope-io --example one
 uptime
 "$venv/bin/python" bench/io_peers.py generate bench/out
 "$venv/bin/python" bench/io_peers.py run bench/out target/release/calibscope target/release/examples/one --repeat "$repeat"

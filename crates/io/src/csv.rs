@@ -54,6 +54,10 @@ pub(crate) fn sniff_delimiter(head: &[u8]) -> (u8, String) {
     (cands[best], why)
 }
 
+/// A text table read as it arrives. Records without a quote (the common case) are
+/// split in place with `memchr` and parsed straight from the input; a record holding
+/// a `"` (and every record when the delimiter is a quote or a line break) goes
+/// through csv-core. A record cut by a slice boundary waits in `carry`.
 pub(crate) struct CsvStream {
     rdr: Reader,
     out: Vec<u8>,
@@ -66,13 +70,41 @@ pub(crate) struct CsvStream {
     pub sink: Sink,
     failed: bool,
     ended: bool,
+    /// Bytes consumed up to the end of the last record.
     consumed: u64,
     max_record: usize,
     size_hint: Option<u64>,
     options_mapping: crate::ColumnMapping,
-    record_line: u64,
+    /// Line number at the scan position (1-based, counting `\n`).
+    line: u64,
     first_data_line: Option<u64>,
     irregular: bool,
+    /// Whether unquoted records take the fast path (not with a `"`, `\r` or `\n`
+    /// delimiter).
+    fast: bool,
+    /// Whether plain numeric rows may be parsed in place ([`TableBuilder::fast_row`]).
+    numeric: bool,
+    /// A quoted record is being read by csv-core: its first line, and the reader's
+    /// line count when it started.
+    core: Option<(u64, u64)>,
+    /// The start of an unquoted record cut by the end of the previous slice (no
+    /// quote, no line break), and its number of field bytes (without delimiters).
+    carry: Vec<u8>,
+    carry_out: usize,
+    /// Field ends (relative to the record start, delimiters kept) of the fast path.
+    fends: Vec<usize>,
+    started: bool,
+}
+
+enum Stop {
+    /// Every byte was used.
+    End,
+    /// A record holding a quote starts here.
+    Quote(usize),
+    /// The unfinished last record starts here.
+    Partial(usize),
+    /// A fatal error.
+    Failed,
 }
 
 impl CsvStream {
@@ -84,11 +116,16 @@ impl CsvStream {
                 (d, Some(why))
             }
         };
-        let rdr = ReaderBuilder::new().delimiter(delimiter).build();
+        let mut rdr = ReaderBuilder::new().delimiter(delimiter).build();
+        let mut out = vec![0; 64 * 1024];
+        let mut ends = vec![0; 256];
+        // csv-core strips a BOM from its first input; here a BOM is dealt with
+        // before (below and in `push`): a blank line marks the reader as started
+        rdr.read_record(b"\n", &mut out, &mut ends);
         CsvStream {
             rdr,
-            out: vec![0; 64 * 1024],
-            ends: vec![0; 256],
+            out,
+            ends,
             outlen: 0,
             endlen: 0,
             delimiter,
@@ -101,9 +138,17 @@ impl CsvStream {
             max_record: opts.max_record_bytes,
             size_hint: opts.size_hint,
             options_mapping: opts.mapping.clone(),
-            record_line: 1,
+            line: 1,
             first_data_line: None,
             irregular: false,
+            fast: !matches!(delimiter, b'"' | b'\r' | b'\n'),
+            numeric: !delimiter.is_ascii_alphanumeric()
+                && !matches!(delimiter, b'"' | b'\r' | b'\n' | b'.' | b'+' | b'-'),
+            core: None,
+            carry: Vec::new(),
+            carry_out: 0,
+            fends: Vec::with_capacity(64),
+            started: false,
         }
     }
 
@@ -116,14 +161,195 @@ impl CsvStream {
         self.failed = true;
     }
 
+    /// Output bytes (field text) of one record at which csv-core's buffer is at
+    /// its limit: a record with more (or this many and another byte) is refused.
+    fn record_limit(&self) -> usize {
+        self.max_record.max(64 * 1024)
+    }
+
+    fn too_long(&mut self, line: u64) {
+        self.fatal(
+            ErrorCode::RecordTooLong,
+            Location::default().with_line(Some(line)),
+            format!(
+                "a record longer than {} MiB (no line break found); is this really a CSV file?",
+                self.max_record >> 20
+            ),
+        );
+    }
+
     pub fn push(&mut self, mut input: &[u8]) {
-        if self.failed || self.ended {
+        if self.failed || self.ended || input.is_empty() {
             return;
         }
+        if !self.started {
+            // as csv-core: a (second) BOM at the start of the first slice is dropped
+            self.started = true;
+            if input.len() >= 3 && input.starts_with(b"\xef\xbb\xbf") {
+                input = &input[3..];
+                self.consumed += 3;
+            }
+        }
+        while !input.is_empty() && !self.failed {
+            if self.core.is_some() {
+                input = self.push_core(input);
+                continue;
+            }
+            if !self.carry.is_empty() {
+                // complete the record cut by the previous slice
+                match memchr::memchr3(b'\n', b'\r', b'"', input) {
+                    Some(i) if input[i] != b'"' => {
+                        let mut carry = std::mem::take(&mut self.carry);
+                        carry.extend_from_slice(&input[..=i]);
+                        let base = self.consumed;
+                        self.scan(&carry, base);
+                        carry.clear();
+                        self.carry = carry;
+                        self.carry_out = 0;
+                        input = &input[i + 1..];
+                    }
+                    Some(_) => {
+                        // a quote: csv-core reads the record from its start
+                        let mut carry = std::mem::take(&mut self.carry);
+                        self.carry_out = 0;
+                        self.core = Some((self.line, self.rdr.line()));
+                        let rest = self.push_core(&carry);
+                        debug_assert!(rest.is_empty() || self.failed);
+                        carry.clear();
+                        self.carry = carry;
+                    }
+                    None => {
+                        self.extend_carry(input);
+                        return;
+                    }
+                }
+                continue;
+            }
+            let base = self.consumed;
+            match self.scan(input, base) {
+                Stop::End | Stop::Failed => return,
+                Stop::Partial(start) => {
+                    self.consumed = base + start as u64;
+                    self.extend_carry(&input[start..]);
+                    return;
+                }
+                Stop::Quote(start) => {
+                    self.consumed = base + start as u64;
+                    self.core = Some((self.line, self.rdr.line()));
+                    input = &input[start..];
+                }
+            }
+        }
+    }
+
+    /// Keeps the start of an unfinished record (no quote, no line break); it is
+    /// refused as soon as it is known to be too long.
+    fn extend_carry(&mut self, bytes: &[u8]) {
+        let d = self.delimiter;
+        self.carry.extend_from_slice(bytes);
+        self.carry_out += bytes.len() - memchr::memchr_iter(d, bytes).count();
+        let out = self.carry_out;
+        let limit = self.record_limit();
+        if out > limit || (out == limit && self.carry.last() == Some(&d)) {
+            let line = self.line;
+            self.too_long(line);
+        }
+    }
+
+    /// Reads unquoted records from `data` (whose first byte is at stream offset
+    /// `base`, at a record boundary) until a quote, the end of `data` or an error.
+    fn scan(&mut self, data: &[u8], base: u64) -> Stop {
+        let d = self.delimiter;
+        let n = data.len();
+        let quote = memchr::memchr(b'"', data).unwrap_or(usize::MAX);
+        let limit = self.record_limit();
+        let mut fends = std::mem::take(&mut self.fends);
+        let mut pos = 0;
+        let stop = 'records: loop {
+            // blank lines (and the `\n` of a CRLF) between records
+            while pos < n {
+                match data[pos] {
+                    b'\n' => self.line += 1,
+                    b'\r' => {}
+                    _ => break,
+                }
+                pos += 1;
+            }
+            if pos == n {
+                break Stop::End;
+            }
+            let start = pos;
+            if !self.fast {
+                break Stop::Quote(start);
+            }
+            if let Some(t) = &mut self.table {
+                if t.fast && self.numeric {
+                    let before = t.rows;
+                    if let Some(len) = t.fast_row(&data[start..quote.min(n)], d) {
+                        let end = start + len;
+                        if len < limit {
+                            pos = end + 1;
+                            self.consumed = base + pos as u64;
+                            let line = self.line;
+                            self.after_row(before, line);
+                            if data[end] == b'\n' {
+                                self.line += 1;
+                            }
+                            continue;
+                        }
+                        // too long (the general path says so): undo
+                        t.undo_row();
+                    }
+                }
+            }
+            fends.clear();
+            let end = loop {
+                match memchr::memchr3(d, b'\n', b'\r', &data[pos..]) {
+                    Some(i) => {
+                        let at = pos + i;
+                        fends.push(at - start);
+                        pos = at + 1;
+                        if data[at] != d {
+                            break at;
+                        }
+                    }
+                    None if quote < n => break 'records Stop::Quote(start),
+                    None => break 'records Stop::Partial(start),
+                }
+            };
+            if quote < end {
+                // the record holds a quote (`quote` >= `start`: records before
+                // it ended before it)
+                break Stop::Quote(start);
+            }
+            if (end - start) - (fends.len() - 1) >= limit {
+                let line = self.line;
+                self.too_long(line);
+                break Stop::Failed;
+            }
+            self.consumed = base + pos as u64;
+            let line = self.line;
+            self.record(&data[start..end], &fends, 1, line);
+            if data[end] == b'\n' {
+                self.line += 1;
+            }
+            if self.failed {
+                break Stop::Failed;
+            }
+        };
+        self.fends = fends;
+        stop
+    }
+
+    /// Feeds csv-core (reading one quoted record); returns the input after it.
+    fn push_core<'a>(&mut self, mut input: &'a [u8]) -> &'a [u8] {
+        let Some((line, rdr_line)) = self.core else {
+            return input;
+        };
         loop {
             // csv-core reads an empty input as the end of the file: never pass one here
             if input.is_empty() {
-                return;
+                return input;
             }
             let (res, nin, nout, nend) = self.rdr.read_record(
                 input,
@@ -135,23 +361,11 @@ impl CsvStream {
             self.outlen += nout;
             self.endlen += nend;
             match res {
-                ReadRecordResult::InputEmpty => {
-                    if input.is_empty() {
-                        return;
-                    }
-                }
+                ReadRecordResult::InputEmpty | ReadRecordResult::End => {}
                 ReadRecordResult::OutputFull => {
                     if self.out.len() >= self.max_record {
-                        let line = self.record_line;
-                        self.fatal(
-                            ErrorCode::RecordTooLong,
-                            Location::default().with_line(Some(line)),
-                            format!(
-                                "a record longer than {} MiB (no line break found); is this really a CSV file?",
-                                self.max_record >> 20
-                            ),
-                        );
-                        return;
+                        self.too_long(line);
+                        return &[];
                     }
                     let n = (self.out.len() * 2).min(self.max_record);
                     self.out.resize(n, 0);
@@ -161,56 +375,67 @@ impl CsvStream {
                     self.ends.resize(n, 0);
                 }
                 ReadRecordResult::Record => {
-                    self.record();
-                    self.outlen = 0;
-                    self.endlen = 0;
-                    self.next_record_line();
-                    if self.failed {
-                        return;
-                    }
-                }
-                ReadRecordResult::End => {
-                    self.ended = true;
-                    return;
+                    self.core_record(line, rdr_line);
+                    return input;
                 }
             }
         }
     }
 
-    /// After a record: the next one starts on the reader's current line. Records that
-    /// span lines (quoted newlines) or skipped blank lines make row → line irregular.
-    fn next_record_line(&mut self) {
-        let next = self.rdr.line();
-        if next != self.record_line + 1 && self.table.as_ref().is_some_and(|t| t.rows > 0) {
-            self.irregular = true;
-        }
-        if self.table.is_some() && self.first_data_line.is_none() {
-            self.first_data_line = Some(next);
-        }
-        self.record_line = next;
+    /// csv-core has a record: hand it on and go back to the fast path.
+    fn core_record(&mut self, line: u64, rdr_line: u64) {
+        let out = std::mem::take(&mut self.out);
+        let ends = std::mem::take(&mut self.ends);
+        self.record(&out[..self.outlen], &ends[..self.endlen], 0, line);
+        self.out = out;
+        self.ends = ends;
+        self.outlen = 0;
+        self.endlen = 0;
+        self.line = line + (self.rdr.line() - rdr_line);
+        self.core = None;
     }
 
-    fn record(&mut self) {
-        let buf = &self.out[..self.outlen];
-        let ends = &self.ends[..self.endlen];
-        let line = Some(self.record_line);
-        if let Some(t) = &mut self.table {
-            t.record(buf, ends, line, &mut self.sink);
-            if t.rows == 1024 {
-                if let Some(total) = self.size_hint {
-                    let per_row = (self.consumed as f64 / 1025.0).max(1.0);
-                    let rows = (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
-                    t.reserve_rows(rows + 64);
-                }
-            }
+    /// Row bookkeeping after a record (`before`: the row count before it).
+    #[inline]
+    fn after_row(&mut self, before: u64, line: u64) {
+        let Some(t) = &mut self.table else {
+            return;
+        };
+        if t.rows == before {
             return;
         }
+        match self.first_data_line {
+            None => self.first_data_line = Some(line),
+            Some(first) => {
+                if line != first + before {
+                    self.irregular = true;
+                }
+            }
+        }
+        if t.rows == 1024 {
+            if let Some(total) = self.size_hint {
+                let per_row = (self.consumed as f64 / 1025.0).max(1.0);
+                let rows = (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
+                t.reserve_rows(rows + 64);
+            }
+        }
+    }
+
+    /// One record (fields `buf[ends[i-1] + gap..ends[i]]`) that starts on `line`.
+    fn record(&mut self, buf: &[u8], ends: &[usize], gap: usize, line: u64) {
+        if let Some(t) = &mut self.table {
+            let before = t.rows;
+            t.record(buf, ends, gap, Some(line), &mut self.sink);
+            self.after_row(before, line);
+            return;
+        }
+        let line = Some(line);
         // the header
         let mut names = Vec::with_capacity(ends.len());
         let mut start = 0;
         for &e in ends {
             let f = &buf[start..e];
-            start = e;
+            start = e + gap;
             match std::str::from_utf8(f) {
                 Ok(s) => names.push(s.trim().to_string()),
                 Err(_) => {
@@ -272,11 +497,30 @@ impl CsvStream {
     }
 
     pub fn finish(mut self) -> Result<Dataset, ParseErrors> {
-        if !self.failed {
-            // flush the last record (no trailing newline)
-            while !self.ended && !self.failed {
-                self.push_end();
+        if !self.failed && !self.ended {
+            // the last record (no line break at the end)
+            if self.core.is_some() {
+                while self.core.is_some() && !self.failed {
+                    self.push_end();
+                }
+            } else if !self.carry.is_empty() {
+                let carry = std::mem::take(&mut self.carry);
+                let d = self.delimiter;
+                let (out, limit) = (self.carry_out, self.record_limit());
+                if out > limit || (out == limit && carry.last() == Some(&d)) {
+                    let line = self.line;
+                    self.too_long(line);
+                } else {
+                    let mut fends = std::mem::take(&mut self.fends);
+                    fends.clear();
+                    fends.extend(memchr::memchr_iter(d, &carry));
+                    fends.push(carry.len());
+                    self.consumed += carry.len() as u64;
+                    let line = self.line;
+                    self.record(&carry, &fends, 1, line);
+                }
             }
+            self.ended = true;
         }
         if self.failed {
             return Err(self.sink.into_errors(None));
@@ -307,7 +551,11 @@ impl CsvStream {
         }
     }
 
+    /// The end of the input while csv-core reads a record.
     fn push_end(&mut self) {
+        let Some((line, rdr_line)) = self.core else {
+            return;
+        };
         let (res, _, nout, nend) = self.rdr.read_record(
             &[],
             &mut self.out[self.outlen..],
@@ -316,13 +564,8 @@ impl CsvStream {
         self.outlen += nout;
         self.endlen += nend;
         match res {
-            ReadRecordResult::Record => {
-                self.record();
-                self.outlen = 0;
-                self.endlen = 0;
-                self.next_record_line();
-            }
-            ReadRecordResult::End => self.ended = true,
+            ReadRecordResult::Record => self.core_record(line, rdr_line),
+            ReadRecordResult::End => self.core = None,
             ReadRecordResult::OutputFull => {
                 let n = (self.out.len() * 2).min(self.max_record.max(self.out.len() + 1));
                 self.out.resize(n, 0);

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::error::Location;
 use crate::{Dataset, ErrorCode, Options, ParseError, ParseErrors, Parsed, Parser};
 
-const CHUNK: usize = 8 << 20;
+const CHUNK: usize = 1 << 20;
 
 fn display(path: &Path) -> String {
     path.file_name()
@@ -43,7 +43,8 @@ fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
     p.finish_any()
 }
 
-/// Reads one file (streamed in 8 MiB slices).
+/// Reads one file (streamed in 1 MiB slices: the parser reads each while it is
+/// still in the cache).
 pub fn read_path(path: &Path, options: &Options) -> Result<Dataset, ParseErrors> {
     let name = display(path);
     match read_any(path, options)? {

@@ -424,10 +424,10 @@ impl Records {
         let t = self.table.as_mut().unwrap();
         if let Some(msg) = problem {
             sink.push(ErrorCode::RaggedRow, Location::row(row), msg);
-            t.record(&self.buf, &self.ends, None, sink);
+            t.record(&self.buf, &self.ends, 0, None, sink);
             t.mark_bad(row);
         } else {
-            t.record(&self.buf, &self.ends, None, sink);
+            t.record(&self.buf, &self.ends, 0, None, sink);
         }
     }
 }

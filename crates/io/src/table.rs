@@ -78,6 +78,11 @@ pub(crate) struct TableBuilder {
     pub rows: u64,
     bad_rows: Vec<u64>,
     reserved: bool,
+    /// Rows may take [`TableBuilder::fast_row`]: one model, no ids, no predicted
+    /// classes, labels are class indices.
+    pub fast: bool,
+    /// The score columns come in slot order (`fast_row` pushes the values).
+    in_order: bool,
 }
 
 impl TableBuilder {
@@ -138,11 +143,36 @@ impl TableBuilder {
             rows: 0,
             bad_rows: Vec::new(),
             reserved: false,
+            fast: false,
+            in_order: false,
         };
+        let slots: Vec<usize> = b
+            .roles
+            .iter()
+            .filter_map(|r| match r {
+                Role::Score(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        b.in_order = slots.len() == b.width && slots.iter().enumerate().all(|(i, &s)| i == s);
+        b.fast = !long
+            && !has_id
+            && matches!(b.labels.kind, crate::num::ClassKind::Indices)
+            && b.roles
+                .iter()
+                .all(|r| matches!(r, Role::Ignore | Role::Label | Role::Score(_)));
         if !long {
             b.models.push(ModelBuf::new(String::new(), has_id));
         }
         b
+    }
+
+    /// Takes back the row [`TableBuilder::fast_row`] just added.
+    pub fn undo_row(&mut self) {
+        let m = &mut self.models[0];
+        m.labels.pop();
+        m.values.truncate(m.values.len() - self.width);
+        self.rows -= 1;
     }
 
     /// Marks a row as already reported (its contract errors are not repeated).
@@ -207,16 +237,93 @@ impl TableBuilder {
         i
     }
 
-    /// One record: the fields are `buf[ends[i-1]..ends[i]]`.
+    /// The common record, read straight from the text: every field a plain
+    /// number (fast-float2's grammar, nothing around it), labels of at most 9
+    /// digits, then `\n` or `\r`. Returns the position of that line break, or
+    /// `None` (nothing read) when [`TableBuilder::record`] must read the record:
+    /// anything else, including every error. `delimiter` is no digit, letter,
+    /// sign, point, quote or line break.
     #[inline]
-    pub fn record(&mut self, buf: &[u8], ends: &[usize], line: Option<u64>, sink: &mut Sink) {
+    pub fn fast_row(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
+        let m = &mut self.models[0];
+        let base = m.values.len();
+        if !self.in_order {
+            m.values.resize(base + self.width, f64::NAN);
+        }
+        let mut pos = 0;
+        let mut label = 0u32;
+        let last = self.roles.len() - 1;
+        for (i, role) in self.roles.iter().enumerate() {
+            match *role {
+                Role::Score(slot) => match fast_float2::parse_partial::<f64, _>(&data[pos..]) {
+                    Ok((v, n)) => {
+                        if self.in_order {
+                            m.values.push(v);
+                        } else {
+                            m.values[base + slot] = v;
+                        }
+                        pos += n;
+                    }
+                    Err(_) => break,
+                },
+                Role::Label => {
+                    let digits = data[pos..]
+                        .iter()
+                        .take(10)
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                    if digits == 0 || digits > 9 {
+                        break;
+                    }
+                    let v = data[pos..pos + digits]
+                        .iter()
+                        .fold(0u64, |v, &b| v * 10 + (b - b'0') as u64);
+                    if v >= self.labels.limit {
+                        break;
+                    }
+                    label = v as u32;
+                    pos += digits;
+                }
+                _ => {
+                    pos += data[pos..]
+                        .iter()
+                        .position(|&b| b == delimiter || b == b'\n' || b == b'\r')
+                        .unwrap_or(data.len() - pos);
+                }
+            }
+            match data.get(pos) {
+                Some(&b) if i < last && b == delimiter => pos += 1,
+                Some(b'\n' | b'\r') if i == last => {
+                    m.labels.push(label);
+                    self.rows += 1;
+                    return Some(pos);
+                }
+                _ => break,
+            }
+        }
+        m.values.truncate(base);
+        None
+    }
+
+    /// One record: the fields are `buf[ends[i-1] + gap..ends[i]]` (the first one
+    /// starts at 0); `gap` is 1 when the delimiters are still in `buf`, else 0.
+    #[inline]
+    pub fn record(
+        &mut self,
+        buf: &[u8],
+        ends: &[usize],
+        gap: usize,
+        line: Option<u64>,
+        sink: &mut Sink,
+    ) {
         let nf = ends.len();
+        let field = |i: usize| -> &[u8] {
+            let s = if i == 0 { 0 } else { ends[i - 1] + gap };
+            &buf[s..ends[i]]
+        };
         if nf != self.roles.len() {
             // a blank or whitespace-only line is no row
-            if buf[..ends.last().copied().unwrap_or(0)]
-                .iter()
-                .all(|b| b.is_ascii_whitespace())
-            {
+            if (0..nf).all(|i| field(i).iter().all(|b| b.is_ascii_whitespace())) {
                 return;
             }
         }
@@ -234,10 +341,6 @@ impl TableBuilder {
             );
             bad = true;
         }
-        let field = |i: usize| -> &[u8] {
-            let s = if i == 0 { 0 } else { ends[i - 1] };
-            &buf[s..ends[i]]
-        };
         let mi = match self.plan.model {
             Some(f) if f < nf => self.model_for(field(f), sink, row, line),
             Some(_) => self.last_model.min(self.models.len().saturating_sub(1)),

@@ -536,3 +536,45 @@ fn npz_as_python_writes_them() {
         assert_eq!(d.models[0].1.k, 3, "{f}");
     }
 }
+
+/// Error lines are the lines the records start on, with CRLF, blank lines, quoted
+/// line breaks and lone CRs; whatever the slice boundaries.
+#[test]
+fn csv_error_lines() {
+    let lines = |bytes: &[u8]| -> Vec<(Option<u64>, Option<u64>)> {
+        let e = err("l.csv", bytes);
+        let want: Vec<_> = e
+            .errors
+            .iter()
+            .map(|e| (e.location.row, e.location.line))
+            .collect();
+        for n in [1, 2, 3, 7] {
+            let mut p = calibscope_io::Parser::new("l.csv", Options::default());
+            for c in bytes.chunks(n) {
+                let _ = p.push(c);
+            }
+            let got: Vec<_> = match p.finish() {
+                Ok(_) => Vec::new(),
+                Err(e) => e
+                    .errors
+                    .iter()
+                    .map(|e| (e.location.row, e.location.line))
+                    .collect(),
+            };
+            assert_eq!(got, want, "slices of {n}");
+        }
+        want
+    };
+    let s = |r: u64, l: u64| (Some(r), Some(l));
+    assert_eq!(lines(b"label,p\n1,0.5\n0,x\n1,2\n"), [s(1, 3), s(2, 4)]);
+    assert_eq!(
+        lines(b"label,p\r\n1,0.5\r\n0,x\r\n1,2\r\n"),
+        [s(1, 3), s(2, 4)]
+    );
+    assert_eq!(lines(b"\nlabel,p\n\n1,0.5\n0,x\n1,2"), [s(1, 5), s(2, 6)]);
+    // a blank line between rows: later rows keep their own lines
+    assert_eq!(
+        lines(b"label,p\n1,0.5\n\n0,x\r\n1,x\r0,\"x\ny\"\n1,x"),
+        [s(1, 4), s(2, 5), s(3, 5), s(4, 7)]
+    );
+}
