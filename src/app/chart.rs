@@ -107,23 +107,29 @@ fn draw(svg: &mut String, rows: &[Row], x_label: &str) -> Result<Vec<BinPx>, Str
             PathElement::new(vec![(r.conf, r.conf), (r.conf, r.acc)], GAP.stroke_width(2))
         }))
         .map_err(|e| err(&e))?;
+    // whisker caps only while bins are wide enough to show them (past 200 bins they
+    // are a few pixels over a crowded chart, and two more SVG elements per bin)
     let cap = 0.006;
+    let caps = rows.len() <= 200;
     chart
         .draw_series(rows.iter().flat_map(|r| {
-            [
-                PathElement::new(
-                    vec![(r.conf, r.cp_lower), (r.conf, r.cp_upper)],
-                    WHISKER.stroke_width(1),
-                ),
-                PathElement::new(
-                    vec![(r.conf - cap, r.cp_lower), (r.conf + cap, r.cp_lower)],
-                    WHISKER.stroke_width(1),
-                ),
-                PathElement::new(
-                    vec![(r.conf - cap, r.cp_upper), (r.conf + cap, r.cp_upper)],
-                    WHISKER.stroke_width(1),
-                ),
-            ]
+            let whisker = PathElement::new(
+                vec![(r.conf, r.cp_lower), (r.conf, r.cp_upper)],
+                WHISKER.stroke_width(1),
+            );
+            let caps = caps.then(|| {
+                [
+                    PathElement::new(
+                        vec![(r.conf - cap, r.cp_lower), (r.conf + cap, r.cp_lower)],
+                        WHISKER.stroke_width(1),
+                    ),
+                    PathElement::new(
+                        vec![(r.conf - cap, r.cp_upper), (r.conf + cap, r.cp_upper)],
+                        WHISKER.stroke_width(1),
+                    ),
+                ]
+            });
+            std::iter::once(whisker).chain(caps.into_iter().flatten())
         }))
         .map_err(|e| err(&e))?;
     let radius = if rows.len() > 200 { 2 } else { 4 };

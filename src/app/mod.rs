@@ -806,9 +806,15 @@ fn EceFamily() -> impl IntoView {
     }
 }
 
+/// Rows of the reliability table shown before "Show all".
+const TABLE_ROWS: usize = 200;
+
 #[component]
 fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
     let store = expect_context::<Store>();
+    // the first TABLE_ROWS rows unless asked for all: thousands of rows cost the
+    // slider hundreds of milliseconds of style and layout (BENCHMARKS.md, Browser)
+    let show_all = RwSignal::new(false);
     let copy = move |_| {
         let Some(c) = store.computed.get_untracked() else {
             return;
@@ -833,8 +839,13 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
         } else {
             ("u_min", "u_max")
         };
-        let rows = c
-            .rows
+        let total = c.rows.len();
+        let shown = if show_all.get() {
+            total
+        } else {
+            total.min(TABLE_ROWS)
+        };
+        let rows = c.rows[..shown]
             .iter()
             .enumerate()
             .map(|(i, r)| {
@@ -879,6 +890,11 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
+                {(shown < total).then(|| view! {
+                    <p class="more-rows">"Showing the first " {shown} " of " {total} " rows (Copy as CSV copies all of them). "
+                        <button id="show-all-rows" on:click=move |_| show_all.set(true)>"Show all " {total} " rows"</button>
+                    </p>
+                })}
             </section>
         })
     }
