@@ -1,7 +1,9 @@
 //! The binary window: Bernoulli cumulants (see the parent module's docs).
 
 use super::{bracket, inverse_factorials, Kind, NoWindow, Window, BIN_BLOCK, BIN_ORDER, BIN_Y};
-use crate::recal::kernel::{exp2_nonpos, fmadd, ln1p_nonneg, uses_fma, LOG2_E, W};
+#[cfg(target_arch = "x86_64")]
+use crate::recal::kernel::uses_fma;
+use crate::recal::kernel::{exp2_nonpos, fmadd, ln1p_nonneg, LOG2_E, W};
 use crate::sum::Sum;
 
 /// The cumulant polynomials: `kappa_m = A_m(w)` (even `m`), `q B_m(w)` (odd `m >= 3`);

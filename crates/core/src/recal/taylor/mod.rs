@@ -27,9 +27,9 @@
 //! `(1/(4 pi))^17 < 2^-60`. Samples whose term cannot matter (`e^{-a beta_lo}` below
 //! `2^-61` of the mean NLL) keep their `g_i` and drop their variation.
 
-use super::kernel::{
-    exp2_nonpos, fmadd, ln1p_nonneg, transpose_block, uses_fma, RowStats, LOG2_E, TB, W,
-};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::uses_fma;
+use super::kernel::{exp2_nonpos, fmadd, ln1p_nonneg, transpose_block, RowStats, LOG2_E, TB, W};
 use crate::data::Real;
 use crate::sum::Sum;
 
