@@ -49,9 +49,14 @@ export async function idle(page) {
 
 /** Drops files on the page through a synthetic DataTransfer (as a person's drag and drop). */
 export async function dropFiles(page, relPaths) {
-  const files = relPaths.map((p) => ({
+  await dropPaths(page, relPaths.map((p) => path.join(fixtures, p)));
+}
+
+/** Drops files given by absolute (or repository-relative) paths. */
+export async function dropPaths(page, paths) {
+  const files = paths.map((p) => ({
     name: path.basename(p),
-    b64: readFileSync(path.join(fixtures, p)).toString('base64'),
+    b64: readFileSync(path.resolve(repo, p)).toString('base64'),
   }));
   await page.evaluate(async (files) => {
     const dt = new DataTransfer();
