@@ -4,6 +4,7 @@
 
 use calibscope_app::proto::Row;
 use plotters::prelude::*;
+use std::fmt::Write;
 
 /// Size of the drawing in SVG user units (the page scales it).
 pub const W: u32 = 640;
@@ -38,7 +39,12 @@ const STRIP: RGBColor = RGBColor(0x72, 0x9e, 0xce);
 pub fn reliability(rows: &[Row], x_label: &str) -> Drawn {
     let mut svg = String::new();
     let bins = match draw(&mut svg, rows, x_label) {
-        Ok(b) => b,
+        Ok((b, layer)) => {
+            // the data layer goes last, before the closing tag
+            let at = svg.rfind("</svg>").unwrap_or(svg.len());
+            svg.insert_str(at, &layer);
+            b
+        }
         Err(e) => {
             return Drawn {
                 svg: format!(
@@ -52,7 +58,9 @@ pub fn reliability(rows: &[Row], x_label: &str) -> Drawn {
     Drawn { svg, bins }
 }
 
-fn draw(svg: &mut String, rows: &[Row], x_label: &str) -> Result<Vec<BinPx>, String> {
+/// Draws into `svg` with plotters (axes, labels, grid) and returns the bins'
+/// positions and the data layer (the per-bin series as paths) to add on top.
+fn draw(svg: &mut String, rows: &[Row], x_label: &str) -> Result<(Vec<BinPx>, String), String> {
     let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
     let root = SVGBackend::with_string(svg, (W, H)).into_drawing_area();
     let (top, bottom) = root.split_vertically(MAIN_H);
@@ -89,56 +97,80 @@ fn draw(svg: &mut String, rows: &[Row], x_label: &str) -> Result<Vec<BinPx>, Str
         }
         (lo, hi)
     };
-    chart
-        .draw_series(rows.iter().map(|r| {
-            let (lo, hi) = span(r);
-            Rectangle::new([(lo, 0.0), (hi, r.acc)], BAR.mix(0.35).filled())
-        }))
-        .map_err(|e| err(&e))?;
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, 0.0), (1.0, 1.0)],
-            BLACK.mix(0.6).stroke_width(1),
-        )))
-        .map_err(|e| err(&e))?;
+    // The per-bin series are drawn here as one `<path>` each (plotters' SVG backend
+    // writes one element per bar, line and circle: ~7 per bin, a 486 KB SVG at
+    // 1000 bins that the browser parses, styles, lays out and paints on every slider
+    // step). Plotters still draws the axes, labels and grid; these are added after
+    // them, in the order bars, diagonal, gap, whiskers, points (the strip's bars last).
+    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    let mut layer = String::new();
+    let mut d = String::new();
+    for r in rows {
+        let (lo, hi) = span(r);
+        let (x0, y0) = px(lo, 0.0);
+        let (x1, y1) = px(hi, r.acc);
+        let _ = write!(d, "M{x0} {y0}H{x1}V{y1}H{x0}Z");
+    }
+    path(
+        &mut layer,
+        &d,
+        &format!("fill=\"{}\" opacity=\"0.35\" stroke=\"none\"", hex(BAR)),
+    );
+    let ((dx0, dy0), (dx1, dy1)) = (px(0.0, 0.0), px(1.0, 1.0));
+    let _ = writeln!(
+        layer,
+        "<polyline fill=\"none\" opacity=\"0.6\" stroke=\"#000000\" stroke-width=\"1\" points=\"{dx0},{dy0} {dx1},{dy1} \"/>"
+    );
     // gap from the diagonal, Clopper–Pearson whisker, and the point
-    chart
-        .draw_series(rows.iter().map(|r| {
-            PathElement::new(vec![(r.conf, r.conf), (r.conf, r.acc)], GAP.stroke_width(2))
-        }))
-        .map_err(|e| err(&e))?;
+    d.clear();
+    for r in rows {
+        let (x, y0) = px(r.conf, r.conf);
+        let (_, y1) = px(r.conf, r.acc);
+        let _ = write!(d, "M{x} {y0}V{y1}");
+    }
+    path(
+        &mut layer,
+        &d,
+        &format!("fill=\"none\" stroke=\"{}\" stroke-width=\"2\"", hex(GAP)),
+    );
     // whisker caps only while bins are wide enough to show them (past 200 bins they
-    // are a few pixels over a crowded chart, and two more SVG elements per bin)
+    // are a few pixels over a crowded chart)
     let cap = 0.006;
     let caps = rows.len() <= 200;
-    chart
-        .draw_series(rows.iter().flat_map(|r| {
-            let whisker = PathElement::new(
-                vec![(r.conf, r.cp_lower), (r.conf, r.cp_upper)],
-                WHISKER.stroke_width(1),
-            );
-            let caps = caps.then(|| {
-                [
-                    PathElement::new(
-                        vec![(r.conf - cap, r.cp_lower), (r.conf + cap, r.cp_lower)],
-                        WHISKER.stroke_width(1),
-                    ),
-                    PathElement::new(
-                        vec![(r.conf - cap, r.cp_upper), (r.conf + cap, r.cp_upper)],
-                        WHISKER.stroke_width(1),
-                    ),
-                ]
-            });
-            std::iter::once(whisker).chain(caps.into_iter().flatten())
-        }))
-        .map_err(|e| err(&e))?;
-    let radius = if rows.len() > 200 { 2 } else { 4 };
-    chart
-        .draw_series(
-            rows.iter()
-                .map(|r| Circle::new((r.conf, r.acc), radius, POINT.filled())),
-        )
-        .map_err(|e| err(&e))?;
+    d.clear();
+    for r in rows {
+        let (x, y0) = px(r.conf, r.cp_lower);
+        let (_, y1) = px(r.conf, r.cp_upper);
+        let _ = write!(d, "M{x} {y0}V{y1}");
+        if caps {
+            let (c0, _) = px(r.conf - cap, 0.0);
+            let (c1, _) = px(r.conf + cap, 0.0);
+            let _ = write!(d, "M{c0} {y0}H{c1}M{c0} {y1}H{c1}");
+        }
+    }
+    path(
+        &mut layer,
+        &d,
+        &format!(
+            "fill=\"none\" stroke=\"{}\" stroke-width=\"1\"",
+            hex(WHISKER)
+        ),
+    );
+    let radius: i32 = if rows.len() > 200 { 2 } else { 4 };
+    d.clear();
+    for r in rows {
+        let (cx, cy) = px(r.conf, r.acc);
+        let (x, w) = (cx - radius, 2 * radius);
+        let _ = write!(
+            d,
+            "M{x} {cy}a{radius} {radius} 0 1 0 {w} 0a{radius} {radius} 0 1 0 -{w} 0Z"
+        );
+    }
+    path(
+        &mut layer,
+        &d,
+        &format!("fill=\"{}\" stroke=\"none\"", hex(POINT)),
+    );
     let bins: Vec<BinPx> = rows
         .iter()
         .map(|r| {
@@ -177,12 +209,30 @@ fn draw(svg: &mut String, rows: &[Row], x_label: &str) -> Result<Vec<BinPx>, Str
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(|e| err(&e))?;
-    strip
-        .draw_series(rows.iter().map(|r| {
-            let (lo, hi) = span(r);
-            Rectangle::new([(lo, 0.0), (hi, r.n as f64)], STRIP.filled())
-        }))
-        .map_err(|e| err(&e))?;
+    d.clear();
+    for r in rows {
+        let (lo, hi) = span(r);
+        let (x0, y0) = strip.backend_coord(&(lo, 0.0));
+        let (x1, y1) = strip.backend_coord(&(hi, r.n as f64));
+        let _ = write!(d, "M{x0} {y0}H{x1}V{y1}H{x0}Z");
+    }
+    path(
+        &mut layer,
+        &d,
+        &format!("fill=\"{}\" stroke=\"none\"", hex(STRIP)),
+    );
     root.present().map_err(|e| err(&e))?;
-    Ok(bins)
+    Ok((bins, layer))
+}
+
+/// `#RRGGBB`, as plotters writes colours (the page's CSS matches on it).
+fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// Appends one `<path>` of the data `d` (nothing when it is empty).
+fn path(out: &mut String, d: &str, attrs: &str) {
+    if !d.is_empty() {
+        let _ = writeln!(out, "<path d=\"{d}\" {attrs}/>");
+    }
 }
