@@ -3,13 +3,13 @@
 //! a multi-model set), keeps each model's readings sorted once, and answers the
 //! page's questions with tables and render-ready numbers only.
 
-use calibscope_audit::{audit_json, default_m_values, AuditOptions, FileInfo};
+use calibscope_audit::{audit_json, binned_metrics_json, default_m_values, AuditOptions, FileInfo};
 use calibscope_core::binning::{self, Binning, SortedReading};
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Source};
 use calibscope_io::{ColumnMapping, Dataset, Options, ParseErrors, Pick, ScoreColumns};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::proto::{
     self, ErrorItem, FromWorker, GuessItem, MappingOverride, Reading, Row, Summary,
@@ -348,31 +348,9 @@ impl Session {
             })
             .collect();
         let t = index.sorted.metrics(binning, m);
-        let num = |x: Option<f64>| match x {
-            Some(v) if v.is_finite() => json!(v),
-            _ => Value::Null,
-        };
-        let mut metrics = Map::new();
-        metrics.insert("ece".into(), num(t.ece));
-        metrics.insert("mce".into(), num(t.mce));
-        metrics.insert("rmsce".into(), num(t.rmsce));
-        metrics.insert("lince".into(), num(t.lince));
-        metrics.insert("brier".into(), num(index.brier));
-        metrics.insert("cal".into(), num(t.cal));
-        metrics.insert("ref".into(), num(t.refinement));
-        metrics.insert("res".into(), num(t.res(index.brier)));
-        if is_conf {
-            metrics.insert("confce".into(), num(t.lince));
-            metrics.insert(
-                "confce_corr".into(),
-                num(calibscope_core::truthful::confce_corrected(
-                    t.lince,
-                    n,
-                    md.accuracy,
-                )),
-            );
-            metrics.insert("confece".into(), num(t.ece));
-        }
+        let corrected =
+            is_conf.then(|| calibscope_core::truthful::confce_corrected(t.lince, n, md.accuracy));
+        let metrics = binned_metrics_json(&t, index.brier, corrected);
         FromWorker::Computed {
             id,
             gen,

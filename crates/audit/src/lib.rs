@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
+pub use sections::binned_metrics_json;
 
 /// The schema name written in every audit.
 pub const SCHEMA: &str = "calibscope-audit/1";

@@ -2,7 +2,7 @@
 //! ranking-flips section (METRICS.md §4.1).
 
 use crate::num;
-use calibscope_core::audit::{nll, Audit, AuditSettings};
+use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{ranking_sweep, spearman};
 use calibscope_core::sweep::SweepMetric;
@@ -38,11 +38,11 @@ pub fn ranking_metric(
     }
 }
 
-fn binning_free(audit: &Audit, set: &PredictionSet) -> Map<String, Value> {
+fn binning_free(audit: &Audit) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("accuracy".into(), num(audit.accuracy));
     o.insert("error".into(), num(audit.accuracy.map(|a| 1.0 - a)));
-    o.insert("nll".into(), num(nll(set)));
+    o.insert("nll".into(), num(audit.nll));
     o.insert("brier_multiclass".into(), num(audit.brier_multiclass));
     o.insert(
         "brier_over_k".into(),
@@ -76,8 +76,8 @@ pub fn multi_model_json(
     let first = &models[0].1;
     let mut per_model = Map::new();
     let mut free: Vec<Map<String, Value>> = Vec::new();
-    for (audit, (name, set)) in audits.iter().zip(models) {
-        let bf = binning_free(audit, set);
+    for (audit, (name, _)) in audits.iter().zip(models) {
+        let bf = binning_free(audit);
         let mut metrics = Map::new();
         for metric in SweepMetric::ALL {
             let mut by_binning = Map::new();

@@ -3,7 +3,7 @@
 use crate::num;
 use calibscope_core::audit::{Audit, ReadingReport};
 use calibscope_core::beyond::Confusion;
-use calibscope_core::binning::Binning;
+use calibscope_core::binning::{BinnedMetrics, Binning};
 use calibscope_core::reliability::ReliabilityRow;
 use calibscope_core::Kind;
 use serde_json::{json, Map, Value};
@@ -57,8 +57,32 @@ fn binning_free(audit: &Audit) -> Value {
     Value::Object(o)
 }
 
-/// `{ece, mce, rmsce, lince, brier, cal, ref, res, nonempty_bins}` (+ the truthful
-/// confidence metrics when `confidence`).
+/// `{ece, mce, rmsce, lince, brier, cal, ref, res}` of one reading at one binning,
+/// plus `{confce, confce_corr, confece}` when `confce_corr` is given (the confidence
+/// reading). The audit's tables and the worker's slider answers share it.
+pub fn binned_metrics_json(
+    t: &BinnedMetrics,
+    brier: Option<f64>,
+    confce_corr: Option<Option<f64>>,
+) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("ece".into(), num(t.ece));
+    o.insert("mce".into(), num(t.mce));
+    o.insert("rmsce".into(), num(t.rmsce));
+    o.insert("lince".into(), num(t.lince));
+    o.insert("brier".into(), num(brier));
+    o.insert("cal".into(), num(t.cal));
+    o.insert("ref".into(), num(t.refinement));
+    o.insert("res".into(), num(t.res(brier)));
+    if let Some(corrected) = confce_corr {
+        o.insert("confce".into(), num(t.lince));
+        o.insert("confce_corr".into(), num(corrected));
+        o.insert("confece".into(), num(t.ece));
+    }
+    o
+}
+
+/// [`binned_metrics_json`] of the audit's table at `(binning, m)` with `nonempty_bins`.
 fn binned_entry(
     audit: &Audit,
     report: &ReadingReport,
@@ -69,21 +93,9 @@ fn binned_entry(
     let Some(t) = report.at(binning, m) else {
         return Value::Null;
     };
-    let mut o = Map::new();
-    o.insert("ece".into(), num(t.ece));
-    o.insert("mce".into(), num(t.mce));
-    o.insert("rmsce".into(), num(t.rmsce));
-    o.insert("lince".into(), num(t.lince));
-    o.insert("brier".into(), num(report.brier));
-    o.insert("cal".into(), num(t.cal));
-    o.insert("ref".into(), num(t.refinement));
-    o.insert("res".into(), num(t.res(report.brier)));
+    let corrected = confidence.then(|| audit.confce_corr(binning, m));
+    let mut o = binned_metrics_json(t, report.brier, corrected);
     o.insert("nonempty_bins".into(), json!(t.nonempty_bins));
-    if confidence {
-        o.insert("confce".into(), num(t.lince));
-        o.insert("confce_corr".into(), num(audit.confce_corr(binning, m)));
-        o.insert("confece".into(), num(t.ece));
-    }
     Value::Object(o)
 }
 

@@ -10,7 +10,7 @@ use crate::auc::{self, RocPoint};
 use crate::beyond::{self, Confusion, RiskMetrics};
 use crate::binning::{self, BinnedMetrics, Binning, SortedReading};
 use crate::data::{Kind, PredictionSet, Scores, Source};
-use crate::reading::{self, ProbView, TopLabels};
+use crate::reading::{self, ProbView};
 use crate::reliability::{self, ReliabilityRow};
 use crate::sum::Sum;
 
@@ -325,24 +325,4 @@ fn brier_sum(classes: &[ClassReport]) -> Option<f64> {
     }
     let parts: Option<Vec<f64>> = classes.iter().map(|c| c.reading.brier).collect();
     Some(crate::sum::sum(parts?))
-}
-
-/// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²`, in `[0, 2]`; `None`
-/// when empty.
-pub fn brier_multiclass(view: &ProbView<'_>) -> Option<f64> {
-    let set = view.set();
-    let n = set.n();
-    let mut total = Sum::new();
-    for (i, &y) in set.labels.iter().enumerate() {
-        for r in 0..set.k {
-            let d = view.prob(i, r) - (r == y as usize) as u8 as f64;
-            total.add(d * d);
-        }
-    }
-    (n > 0).then(|| total.value() / n as f64)
-}
-
-/// The top-label predictions of a set (re-exported for callers building ledgers).
-pub fn top_labels(set: &PredictionSet) -> TopLabels {
-    reading::top_labels(set)
 }
