@@ -4,6 +4,32 @@ use calibscope_app::proto::{ErrorItem, Row, Summary};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
+/// The views of the page, chosen in the navigation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The overview and the reliability explorer.
+    Audit,
+}
+
+impl View {
+    /// Every view, in the navigation's order.
+    pub const ALL: &'static [View] = &[View::Audit];
+
+    /// Its id in the page (`tab-<id>`) and in links.
+    pub fn id(self) -> &'static str {
+        match self {
+            View::Audit => "audit",
+        }
+    }
+
+    /// Its title in the navigation.
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Audit => "Audit",
+        }
+    }
+}
+
 /// The worker's state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
@@ -62,6 +88,8 @@ pub struct Store {
     pub example: RwSignal<bool>,
     /// What was read from files that failed on their values (for the mapping panel).
     pub failed: RwSignal<Option<Summary>>,
+    /// The view shown under the mapping panel.
+    pub view: RwSignal<View>,
 }
 
 impl Store {
@@ -79,6 +107,7 @@ impl Store {
             computed: RwSignal::new(None),
             example: RwSignal::new(true),
             failed: RwSignal::new(None),
+            view: RwSignal::new(View::Audit),
         }
     }
 

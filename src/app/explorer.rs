@@ -1,0 +1,405 @@
+//! The reliability explorer: the diagram with its slider, reading and binning
+//! controls, the ECE family at the chosen bins and the reliability table.
+
+use calibscope_app::numfmt::{count, data_value, display};
+use calibscope_app::proto::{Row, Summary};
+use calibscope_app::{slider, text};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::chart;
+use super::store::{Computed, Store};
+use super::widgets::num_view;
+
+fn reading_label(s: &Summary, reading: &str) -> String {
+    match reading {
+        "confidence" => "confidence (top label)".into(),
+        "positive" => "P(y = 1)".into(),
+        r => {
+            let c: usize = r.trim_start_matches("class:").parse().unwrap_or(0);
+            format!(
+                "class {} probability",
+                s.class_names
+                    .get(c)
+                    .cloned()
+                    .unwrap_or_else(|| c.to_string())
+            )
+        }
+    }
+}
+
+/// The `data-metric` paths of a reading's ECE family and reliability rows.
+fn metric_path(prefix: &str, reading: &str, binning: &str, m: usize, key: &str) -> String {
+    match reading.strip_prefix("class:") {
+        Some(r) => format!("{prefix}readings.classwise.{binning}.{m}.per_class.{key}.{r}"),
+        None => format!("{prefix}readings.{reading}.{binning}.{m}.{key}"),
+    }
+}
+
+fn rows_path(prefix: &str, reading: &str, binning: &str, m: usize) -> String {
+    let r = match reading.strip_prefix("class:") {
+        Some(c) => format!("class_{c}"),
+        None => reading.to_string(),
+    };
+    format!("{prefix}reliability.{r}.{binning}_{m}")
+}
+
+fn csv_of(c: &Computed) -> String {
+    let (lo, hi) = if c.binning == "width" {
+        ("lower_edge", "upper_edge")
+    } else {
+        ("u_min", "u_max")
+    };
+    let mut out = format!("bin,{lo},{hi},n,conf,acc,gap,successes,cp_lower,cp_upper\n");
+    for r in &c.rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            r.bin,
+            data_value(Some(r.lower)),
+            data_value(Some(r.upper)),
+            r.n,
+            data_value(Some(r.conf)),
+            data_value(Some(r.acc)),
+            data_value(Some(r.gap)),
+            r.successes,
+            data_value(Some(r.cp_lower)),
+            data_value(Some(r.cp_upper))
+        ));
+    }
+    out
+}
+
+#[component]
+pub fn Explorer() -> impl IntoView {
+    let store = expect_context::<Store>();
+    let active = RwSignal::new(None::<usize>);
+    let copied = RwSignal::new(String::new());
+    let drawn = Memo::new(move |_| {
+        let s = store.summary.get()?;
+        store.computed.with(|c| {
+            c.as_ref()
+                .map(|c| chart::reliability(&c.rows, &reading_label(&s, &c.reading)))
+        })
+    });
+    let steps = Memo::new(move |_| {
+        store
+            .summary
+            .with(|s| s.as_ref().map(|s| slider::steps(s.m_max, &s.m_values)))
+            .unwrap_or_else(|| vec![1])
+    });
+    let on_pointer = move |ev: leptos::ev::MouseEvent| {
+        let Some(d) = drawn.get_untracked() else {
+            return;
+        };
+        let Some(target) = ev.current_target() else {
+            return;
+        };
+        let el: web_sys::Element = target.unchecked_into();
+        let rect = el.get_bounding_client_rect();
+        if rect.width() <= 0.0 {
+            return;
+        }
+        let x = (ev.client_x() as f64 - rect.left()) * chart::W as f64 / rect.width();
+        let hit = d
+            .bins
+            .iter()
+            .position(|b| b.x0 <= x && x <= b.x1)
+            .or_else(|| {
+                d.bins
+                    .iter()
+                    .enumerate()
+                    .min_by(|a, b| (a.1.cx - x).abs().total_cmp(&(b.1.cx - x).abs()))
+                    .map(|(i, _)| i)
+            });
+        active.set(hit);
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let n = drawn.with_untracked(|d| d.as_ref().map_or(0, |d| d.bins.len()));
+        if n == 0 {
+            return;
+        }
+        let cur = active.get_untracked();
+        let next = match ev.key().as_str() {
+            "ArrowRight" | "ArrowDown" => Some(cur.map_or(0, |c| (c + 1).min(n - 1))),
+            "ArrowLeft" | "ArrowUp" => Some(cur.map_or(0, |c| c.saturating_sub(1))),
+            "Home" => Some(0),
+            "End" => Some(n - 1),
+            "Escape" => None,
+            _ => return,
+        };
+        ev.prevent_default();
+        active.set(next);
+    };
+    move || {
+        let s = store.summary.get()?;
+        let model_select = (s.models.len() > 1).then(|| {
+            let options = s
+                .models
+                .iter()
+                .enumerate()
+                .map(|(i, name)| view! { <option value=i.to_string()>{name.clone()}</option> })
+                .collect_view();
+            view! {
+                <label>"Model "
+                    <select id="model-select" prop:value=move || store.model.get().to_string()
+                        on:change=move |ev| store.model.set(event_target_value(&ev).parse().unwrap_or(0))>
+                        {options}
+                    </select>
+                </label>
+            }
+        });
+        let mut readings = vec![(
+            "confidence".to_string(),
+            "confidence (top label)".to_string(),
+        )];
+        if s.kind == "binary" {
+            readings.push(("positive".into(), "positive class P(y = 1)".into()));
+        }
+        if s.kind != "toplabel" {
+            for (r, name) in s.class_names.iter().enumerate().take(s.k) {
+                readings.push((format!("class:{r}"), format!("class {name}")));
+            }
+        }
+        let reading_options = readings
+            .into_iter()
+            .map(|(v, l)| view! { <option value=v>{l}</option> })
+            .collect_view();
+        let s2 = s.clone();
+        Some(view! {
+            <section class="explorer" id="explorer" aria-labelledby="explorer-title">
+                <h2 id="explorer-title">"Reliability"</h2>
+                <div class="controls" role="group" aria-label="Reliability diagram settings">
+                    {model_select}
+                    <label>"Reading "
+                        <select id="reading-select" prop:value=move || store.reading.get()
+                            on:change=move |ev| store.reading.set(event_target_value(&ev))>
+                            {reading_options}
+                        </select>
+                    </label>
+                    <fieldset class="toggle">
+                        <legend>"Binning"</legend>
+                        <label><input type="radio" name="binning" id="binning-width" value="width"
+                            prop:checked=move || store.binning.get() == "width"
+                            on:change=move |_| store.binning.set("width".into())/>"equal-width"</label>
+                        <label><input type="radio" name="binning" id="binning-mass" value="mass"
+                            prop:checked=move || store.binning.get() == "mass"
+                            on:change=move |_| store.binning.set("mass".into())/>"equal-mass"</label>
+                    </fieldset>
+                    <div class="slider">
+                        <label for="m-slider">"Bins m = " <output id="m-value" for="m-slider">{move || store.m.get()}</output></label>
+                        <input id="m-slider" type="range" min="0"
+                            max=move || (steps.with(|s| s.len()) - 1).to_string()
+                            data-steps=move || steps.with(|s| s.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(","))
+                            prop:value=move || steps.with(|s| slider::position(s, store.m.get())).to_string()
+                            aria-valuetext=move || format!("{} bins", store.m.get())
+                            on:input=move |ev| {
+                                let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                                if let Some(m) = steps.with_untracked(|s| s.get(i).copied()) {
+                                    store.m.set(m);
+                                }
+                            }/>
+                        <span class="range">"1 … " {s.m_max} " (log scale)"</span>
+                        <label class="exact">"exactly "
+                            <input id="m-input" type="number" min="1" max=s.m_max.to_string()
+                                prop:value=move || store.m.get().to_string()
+                                on:change=move |ev| {
+                                    if let Ok(m) = event_target_value(&ev).parse::<usize>() {
+                                        let max = store.summary.with_untracked(|s| s.as_ref().map_or(1, |s| s.m_max));
+                                        store.m.set(m.clamp(1, max));
+                                    }
+                                }/>
+                        </label>
+                    </div>
+                </div>
+                <div class="chart-wrap">
+                    <div class="chart" tabindex="0" role="img" id="chart"
+                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, &store.reading.get()), store.m.get(), store.binning.get())
+                        on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
+                        on:blur=move |_| active.set(None)>
+                        <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
+                        <svg class="overlay" viewBox=format!("0 0 {} {}", chart::W, chart::H) aria-hidden="true">
+                            {move || {
+                                let i = active.get()?;
+                                let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
+                                Some(view! {
+                                    <rect class="hl" x=b.x0.to_string() y="14" width=(b.x1 - b.x0).max(2.0).to_string() height="336"></rect>
+                                    <circle class="hl-point" cx=b.cx.to_string() cy=b.cy.to_string() r="6"></circle>
+                                })
+                            }}
+                        </svg>
+                        <Tooltip active=active drawn=drawn/>
+                    </div>
+                    <p class="legend">"Bars: accuracy per bin over its range · dots: (mean confidence, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
+                </div>
+                <EceFamily/>
+                <ReliabilityTable copied=copied/>
+            </section>
+        })
+    }
+}
+
+#[component]
+fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -> impl IntoView {
+    let store = expect_context::<Store>();
+    move || {
+        let i = active.get()?;
+        let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
+        let c = store.computed.get()?;
+        let r: Row = c.rows.get(i)?.clone();
+        let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
+        let (lo_name, hi_name, lo_key, hi_key) = if c.binning == "width" {
+            ("[", ")", "lower_edge", "upper_edge")
+        } else {
+            ("[", "]", "u_min", "u_max")
+        };
+        let n = |k: &str, v: f64| {
+            view! { <span data-metric=format!("{base}.{i}.{k}") data-value=data_value(Some(v))>{display(Some(v))}</span> }
+        };
+        let left = format!("{:.1}%", (b.cx / chart::W as f64 * 100.0).clamp(5.0, 70.0));
+        let top = format!("{:.1}%", (b.cy / chart::H as f64 * 100.0).clamp(2.0, 60.0));
+        Some(view! {
+            <div class="tooltip" role="status" aria-live="polite" id="bin-tooltip" style:left=left style:top=top>
+                <strong>"Bin " <span data-metric=format!("{base}.{i}.bin") data-value=r.bin.to_string()>{r.bin}</span></strong>
+                " " {lo_name}{n(lo_key, r.lower)} ", " {n(hi_key, r.upper)}{hi_name}
+                <br/>"count " <span data-metric=format!("{base}.{i}.n") data-value=r.n.to_string()>{count(r.n as u64)}</span>
+                <br/>"mean confidence " {n("conf", r.conf)}
+                <br/>"accuracy " {n("acc", r.acc)}
+                <br/>"gap " {n("gap", r.gap)}
+                <br/>"95% interval [" {n("cp_lower", r.cp_lower)} ", " {n("cp_upper", r.cp_upper)} "]"
+            </div>
+        })
+    }
+}
+
+#[component]
+fn EceFamily() -> impl IntoView {
+    let store = expect_context::<Store>();
+    move || {
+        let c = store.computed.get()?;
+        let prefix = store.prefix(c.model);
+        let mut keys = vec!["ece", "mce", "rmsce", "lince", "brier", "cal", "ref", "res"];
+        if c.reading == "confidence" {
+            keys.push("confce_corr");
+        }
+        let items = keys
+            .into_iter()
+            .map(|k| {
+                let d = text::metric(k);
+                let v = c.metrics.get(k).and_then(|v| v.as_f64());
+                let path = metric_path(&prefix, &c.reading, &c.binning, c.m, k);
+                let id = format!("ef-help-{k}");
+                let described = id.clone();
+                view! {
+                    <div class="field">
+                        <dt><span class="tip" tabindex="0" aria-describedby=described>{d.label}<span class="tiptext" role="tooltip" id=id>{d.help}</span></span></dt>
+                        <dd>{num_view(path, v, d.undefined)}</dd>
+                    </div>
+                }
+            })
+            .collect_view();
+        let bins_path = metric_path(&prefix, &c.reading, &c.binning, c.m, "nonempty_bins");
+        Some(view! {
+            <section class="ece-family" aria-label="ECE family at the chosen bins">
+                <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " ("
+                    <span class="num" data-metric=bins_path data-value=c.nonempty_bins.to_string()>{c.nonempty_bins}</span>
+                    " non-empty bins)"</h3>
+                <dl class="detected">{items}</dl>
+            </section>
+        })
+    }
+}
+
+/// Rows of the reliability table shown before "Show all".
+const TABLE_ROWS: usize = 200;
+
+#[component]
+fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
+    let store = expect_context::<Store>();
+    // the first TABLE_ROWS rows unless asked for all: thousands of rows cost the
+    // slider hundreds of milliseconds of style and layout (BENCHMARKS.md, Browser)
+    let show_all = RwSignal::new(false);
+    let copy = move |_| {
+        let Some(c) = store.computed.get_untracked() else {
+            return;
+        };
+        let csv = csv_of(&c);
+        let clipboard = window().navigator().clipboard();
+        wasm_bindgen_futures::spawn_local(async move {
+            let ok = JsFuture::from(clipboard.write_text(&csv)).await.is_ok();
+            copied.set(if ok {
+                "Copied as CSV.".into()
+            } else {
+                "The browser refused the clipboard.".into()
+            });
+        });
+    };
+    move || {
+        let c = store.computed.get()?;
+        let prefix = store.prefix(c.model);
+        let base = rows_path(&prefix, &c.reading, &c.binning, c.m);
+        let (lo_key, hi_key) = if c.binning == "width" {
+            ("lower_edge", "upper_edge")
+        } else {
+            ("u_min", "u_max")
+        };
+        let total = c.rows.len();
+        let shown = if show_all.get() {
+            total
+        } else {
+            total.min(TABLE_ROWS)
+        };
+        let rows = c.rows[..shown]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let p = |k: &str| format!("{base}.{i}.{k}");
+                let cell = |k: &str, v: f64| {
+                    view! { <td><span class="num" data-metric=p(k) data-value=data_value(Some(v))>{display(Some(v))}</span></td> }
+                };
+                view! {
+                    <tr>
+                        <td><span class="num" data-metric=p("bin") data-value=r.bin.to_string()>{r.bin}</span></td>
+                        <td class="range">
+                            <span class="num" data-metric=p(lo_key) data-value=data_value(Some(r.lower))>{display(Some(r.lower))}</span>
+                            " – "
+                            <span class="num" data-metric=p(hi_key) data-value=data_value(Some(r.upper))>{display(Some(r.upper))}</span>
+                        </td>
+                        <td><span class="num" data-metric=p("n") data-value=r.n.to_string()>{count(r.n as u64)}</span></td>
+                        {cell("conf", r.conf)}
+                        {cell("acc", r.acc)}
+                        {cell("gap", r.gap)}
+                        <td class="interval">
+                            "["<span class="num" data-metric=p("cp_lower") data-value=data_value(Some(r.cp_lower))>{display(Some(r.cp_lower))}</span>
+                            ", "<span class="num" data-metric=p("cp_upper") data-value=data_value(Some(r.cp_upper))>{display(Some(r.cp_upper))}</span>"]"
+                        </td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <section class="table" aria-labelledby="table-title">
+                <div class="table-head">
+                    <h3 id="table-title">"Reliability table (" {c.rows.len()} " non-empty bins of " {c.m} ")"</h3>
+                    <button id="copy-csv" on:click=copy>"Copy as CSV"</button>
+                    <span class="copied" role="status">{move || copied.get()}</span>
+                </div>
+                <div class="scroll">
+                    <table id="reliability-table" data-rows=c.rows.len().to_string()>
+                        <thead><tr>
+                            <th scope="col">"bin"</th><th scope="col">"range"</th><th scope="col">"count"</th>
+                            <th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th>
+                            <th scope="col">"95% interval"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+                {(shown < total).then(|| view! {
+                    <p class="more-rows">"Showing the first " {shown} " of " {total} " rows (Copy as CSV copies all of them). "
+                        <button id="show-all-rows" on:click=move |_| show_all.set(true)>"Show all " {total} " rows"</button>
+                    </p>
+                })}
+            </section>
+        })
+    }
+}

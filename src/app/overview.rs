@@ -1,0 +1,134 @@
+//! The overview: one row per model with the headline metrics.
+
+use calibscope_app::text;
+use leptos::prelude::*;
+
+use super::store::Store;
+use super::widgets::{get_path, help_header, num_view};
+
+/// The overview's columns: (metric doc key, path in the audit, shown as extra).
+fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
+    let brier = match kind {
+        "binary" => (
+            "readings.positive.brier".to_string(),
+            format!("readings.positive.width.{m}."),
+            ["cal", "ref", "res"],
+        ),
+        "multiclass" => (
+            "binning_free.brier_multiclass".to_string(),
+            format!("readings.classwise.width.{m}."),
+            ["cal_sum", "ref_sum", "res_sum"],
+        ),
+        _ => (
+            "readings.confidence.brier".to_string(),
+            format!("readings.confidence.width.{m}."),
+            ["cal", "ref", "res"],
+        ),
+    };
+    vec![
+        ("accuracy", "binning_free.accuracy".into()),
+        ("ece_width", format!("readings.confidence.width.{m}.ece")),
+        ("ece_mass", format!("readings.confidence.mass.{m}.ece")),
+        ("mce", format!("readings.confidence.width.{m}.mce")),
+        ("brier", brier.0),
+        ("cal", format!("{}{}", brier.1, brier.2[0])),
+        ("ref", format!("{}{}", brier.1, brier.2[1])),
+        ("res", format!("{}{}", brier.1, brier.2[2])),
+        ("nll", "binning_free.nll".into()),
+        (
+            "auc",
+            if kind == "binary" {
+                "binning_free.auc".into()
+            } else {
+                "binning_free.auc_macro".into()
+            },
+        ),
+        ("lince_cw", format!("readings.classwise.width.{m}.lince_cw")),
+        (
+            "confce_corr",
+            format!("readings.confidence.width.{m}.confce_corr"),
+        ),
+        ("csr", "beyond_ece.csr".into()),
+        ("p_risk", "beyond_ece.p_risk".into()),
+        ("cwa", "beyond_ece.cwa".into()),
+        ("gain", "beyond_ece.gain".into()),
+        (
+            "cwauc",
+            if kind == "binary" {
+                "cwauc.class1".into()
+            } else {
+                "cwauc.macro".into()
+            },
+        ),
+    ]
+}
+
+#[component]
+pub fn Overview() -> impl IntoView {
+    let store = expect_context::<Store>();
+    move || {
+        let s = store.summary.get()?;
+        let audits = store.audits.get();
+        let m = s.m_overview;
+        let cols = overview_paths(&s.kind, m);
+        let headers = cols.iter().map(|(k, _)| help_header(k)).collect_view();
+        let rows = audits
+            .iter()
+            .enumerate()
+            .map(|(i, audit)| {
+                let prefix = store.prefix(i);
+                let name = s.models.get(i).cloned().unwrap_or_default();
+                let cells = cols
+                    .iter()
+                    .map(|(key, path)| {
+                        let d = text::metric(key);
+                        let v = get_path(audit, path).and_then(|v| v.as_f64());
+                        let cell = num_view(format!("{prefix}{path}"), v, d.undefined);
+                        let extra = match *key {
+                            "csr" => {
+                                let sp = "beyond_ece.sigma_csr";
+                                let sv = get_path(audit, sp).and_then(|v| v.as_f64());
+                                Some(view! { <span class="pm">" ± " {num_view(format!("{prefix}{sp}"), sv, "undefined without samples")}</span> }.into_any())
+                            }
+                            "p_risk" => v.map(|p| {
+                                let (class, label) = if p >= 0.95 {
+                                    ("badge risk", "overconfident")
+                                } else if p >= 0.5 {
+                                    ("badge maybe", "possibly overconfident")
+                                } else {
+                                    ("badge ok", "no sign of overconfidence")
+                                };
+                                view! { <span class=class data-badge=label>{label}</span> }.into_any()
+                            }),
+                            _ => None,
+                        };
+                        view! { <td>{cell}{extra}</td> }
+                    })
+                    .collect_view();
+                let select = move |_| {
+                    store.model.set(i);
+                };
+                view! {
+                    <tr class:selected=move || store.model.get() == i data-model=name.clone()>
+                        <th scope="row">
+                            <button class="linklike" on:click=select title="Explore this model's reliability">{name.clone()}</button>
+                        </th>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <section class="overview" id="overview" aria-labelledby="overview-title">
+                <h2 id="overview-title">"Overview"</h2>
+                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind.as_str() { "binary" => "positive class", "multiclass" => "sum over classes", _ => "confidence reading" }} "). Hover or focus a heading for its meaning."</p>
+                <div class="scroll">
+                    <table class="metrics">
+                        <thead><tr><th scope="col">"Model"</th>{headers}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            </section>
+        })
+    }
+}

@@ -1,0 +1,46 @@
+//! Small pieces every view uses: numbers with their `data-metric`/`data-value`,
+//! paths into the audit JSON, and headings with a one-line explanation.
+
+use calibscope_app::numfmt::{data_value, display};
+use calibscope_app::text;
+use leptos::prelude::*;
+use serde_json::Value;
+
+/// A number with its `data-metric` path and full-precision `data-value`.
+pub fn num_view(path: String, value: Option<f64>, why_undefined: &'static str) -> AnyView {
+    let shown = display(value);
+    let dv = data_value(value);
+    if value.is_some() {
+        view! { <span class="num" data-metric=path data-value=dv>{shown}</span> }.into_any()
+    } else {
+        view! {
+            <span class="num undefined" data-metric=path data-value=dv title=why_undefined tabindex="0">
+                "undefined"<span class="why">{format!(" ({why_undefined})")}</span>
+            </span>
+        }
+        .into_any()
+    }
+}
+
+pub fn get_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, k| match v {
+        Value::Object(o) => o.get(k),
+        Value::Array(a) => a.get(k.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+/// A column header with a one-line explanation on hover and focus.
+pub fn help_header(key: &'static str) -> impl IntoView {
+    let d = text::metric(key);
+    let id = format!("help-{key}");
+    let described = id.clone();
+    view! {
+        <th scope="col">
+            <span class="tip" tabindex="0" aria-describedby=described>
+                {d.label}
+                <span class="tiptext" role="tooltip" id=id>{d.help}</span>
+            </span>
+        </th>
+    }
+}
