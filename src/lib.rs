@@ -9,4 +9,5 @@ pub mod engine;
 pub mod numfmt;
 pub mod proto;
 pub mod slider;
+pub mod table_window;
 pub mod text;

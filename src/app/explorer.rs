@@ -3,6 +3,7 @@
 
 use calibscope_app::numfmt::{count, data_value, display};
 use calibscope_app::proto::{Row, Summary};
+use calibscope_app::table_window::{row_window, ROW_PX};
 use calibscope_app::{slider, text};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -310,15 +311,14 @@ fn EceFamily() -> impl IntoView {
     }
 }
 
-/// Rows of the reliability table shown before "Show all".
-const TABLE_ROWS: usize = 200;
-
 #[component]
 fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
     let store = expect_context::<Store>();
-    // the first TABLE_ROWS rows unless asked for all: thousands of rows cost the
-    // slider hundreds of milliseconds of style and layout (BENCHMARKS.md, Browser)
-    let show_all = RwSignal::new(false);
+    // Only the rows in view (and some overscan) are in the DOM: a table of a
+    // thousand rows costs every slider step tens of milliseconds of style, layout
+    // and paint (BENCHMARKS.md, Browser). The box scrolls through all of them;
+    // "Copy as CSV" copies all of them.
+    let scroll_top = RwSignal::new(0.0f64);
     let copy = move |_| {
         let Some(c) = store.computed.get_untracked() else {
             return;
@@ -334,72 +334,119 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
             });
         });
     };
-    move || {
-        let c = store.computed.get()?;
-        let prefix = store.prefix(c.model);
-        let base = rows_path(&prefix, &c.reading, &c.binning, c.m);
-        let (lo_key, hi_key) = if c.binning == "width" {
-            ("lower_edge", "upper_edge")
-        } else {
-            ("u_min", "u_max")
-        };
-        let total = c.rows.len();
-        let shown = if show_all.get() {
-            total
-        } else {
-            total.min(TABLE_ROWS)
-        };
-        let rows = c.rows[..shown]
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let p = |k: &str| format!("{base}.{i}.{k}");
-                let cell = |k: &str, v: f64| {
-                    view! { <td><span class="num" data-metric=p(k) data-value=data_value(Some(v))>{display(Some(v))}</span></td> }
-                };
-                view! {
-                    <tr>
-                        <td><span class="num" data-metric=p("bin") data-value=r.bin.to_string()>{r.bin}</span></td>
-                        <td class="range">
-                            <span class="num" data-metric=p(lo_key) data-value=data_value(Some(r.lower))>{display(Some(r.lower))}</span>
-                            " – "
-                            <span class="num" data-metric=p(hi_key) data-value=data_value(Some(r.upper))>{display(Some(r.upper))}</span>
-                        </td>
-                        <td><span class="num" data-metric=p("n") data-value=r.n.to_string()>{count(r.n as u64)}</span></td>
-                        {cell("conf", r.conf)}
-                        {cell("acc", r.acc)}
-                        {cell("gap", r.gap)}
-                        <td class="interval">
-                            "["<span class="num" data-metric=p("cp_lower") data-value=data_value(Some(r.cp_lower))>{display(Some(r.cp_lower))}</span>
-                            ", "<span class="num" data-metric=p("cp_upper") data-value=data_value(Some(r.cp_upper))>{display(Some(r.cp_upper))}</span>"]"
-                        </td>
-                    </tr>
-                }
+    let on_scroll = move |ev: leptos::ev::Event| {
+        let el: web_sys::Element = event_target(&ev);
+        let top = el.scroll_top() as f64;
+        let total = store
+            .computed
+            .with_untracked(|c| c.as_ref().map_or(0, |c| c.rows.len()));
+        // a new window only when the rows in view leave the current one
+        if row_window(top, total) != row_window(scroll_top.get_untracked(), total) {
+            scroll_top.set(top);
+        }
+    };
+    let window_rows = Memo::new(move |_| {
+        let total = store
+            .computed
+            .with(|c| c.as_ref().map_or(0, |c| c.rows.len()));
+        let (first, end) = row_window(scroll_top.get(), total);
+        (first, end, total)
+    });
+    let rows = move || {
+        let (first, end, _) = window_rows.get();
+        store.computed.with(|c| {
+            let c = c.as_ref()?;
+            let prefix = store.prefix(c.model);
+            let base = rows_path(&prefix, &c.reading, &c.binning, c.m);
+            let (lo_key, hi_key) = if c.binning == "width" {
+                ("lower_edge", "upper_edge")
+            } else {
+                ("u_min", "u_max")
+            };
+            let end = end.min(c.rows.len());
+            Some(
+                c.rows[first.min(end)..end]
+                    .iter()
+                    .enumerate()
+                    .map(|(j, r)| table_row(&base, first + j, r, lo_key, hi_key))
+                    .collect_view(),
+            )
+        })
+    };
+    // padding set through the CSSOM (`style:`), which the CSP allows, not as a
+    // `style` attribute, which `style-src 'self'` blocks
+    let pad_top = move || format!("{}px", window_rows.get().0 * ROW_PX);
+    let pad_bottom = move || {
+        let (_, end, total) = window_rows.get();
+        format!("{}px", (total - end) * ROW_PX)
+    };
+    let title = move || {
+        store.computed.with(|c| {
+            c.as_ref().map(|c| {
+                format!(
+                    "Reliability table ({} non-empty bins of {})",
+                    c.rows.len(),
+                    c.m
+                )
             })
-            .collect_view();
-        Some(view! {
+        })
+    };
+    move || {
+        store.computed.with(|c| c.is_some()).then(|| view! {
             <section class="table" aria-labelledby="table-title">
                 <div class="table-head">
-                    <h3 id="table-title">"Reliability table (" {c.rows.len()} " non-empty bins of " {c.m} ")"</h3>
+                    <h3 id="table-title">{title}</h3>
                     <button id="copy-csv" on:click=copy>"Copy as CSV"</button>
                     <span class="copied" role="status">{move || copied.get()}</span>
                 </div>
-                <div class="scroll">
-                    <table id="reliability-table" data-rows=c.rows.len().to_string()>
-                        <thead><tr>
-                            <th scope="col">"bin"</th><th scope="col">"range"</th><th scope="col">"count"</th>
-                            <th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th>
-                            <th scope="col">"95% interval"</th>
-                        </tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
+                <div class="scroll rows-box" id="reliability-rows" tabindex="0" on:scroll=on_scroll
+                    aria-label="Reliability table rows (scrolls)">
+                    <div style:padding-top=pad_top style:padding-bottom=pad_bottom>
+                        <table id="reliability-table" data-rows=move || window_rows.get().2.to_string()
+                            data-first-row=move || window_rows.get().0.to_string()
+                            aria-rowcount=move || (window_rows.get().2 + 1).to_string()>
+                            <thead><tr aria-rowindex="1">
+                                <th scope="col">"bin"</th><th scope="col">"range"</th><th scope="col">"count"</th>
+                                <th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th>
+                                <th scope="col">"95% interval"</th>
+                            </tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
                 </div>
-                {(shown < total).then(|| view! {
-                    <p class="more-rows">"Showing the first " {shown} " of " {total} " rows (Copy as CSV copies all of them). "
-                        <button id="show-all-rows" on:click=move |_| show_all.set(true)>"Show all " {total} " rows"</button>
-                    </p>
-                })}
+                {move || {
+                    let (first, end, total) = window_rows.get();
+                    (total > end - first).then(|| view! {
+                        <p class="more-rows">"Rows " {first + 1} "–" {end} " of " {total} " are in the page; scroll the table for the others. Copy as CSV copies all of them."</p>
+                    })
+                }}
             </section>
         })
+    }
+}
+
+/// One row of the reliability table, row `i` of the table at `base`.
+fn table_row(base: &str, i: usize, r: &Row, lo_key: &str, hi_key: &str) -> impl IntoView {
+    let p = |k: &str| format!("{base}.{i}.{k}");
+    let cell = |k: &str, v: f64| {
+        view! { <td><span class="num" data-metric=p(k) data-value=data_value(Some(v))>{display(Some(v))}</span></td> }
+    };
+    view! {
+        <tr aria-rowindex=(i + 2).to_string()>
+            <td><span class="num" data-metric=p("bin") data-value=r.bin.to_string()>{r.bin}</span></td>
+            <td class="range">
+                <span class="num" data-metric=p(lo_key) data-value=data_value(Some(r.lower))>{display(Some(r.lower))}</span>
+                " – "
+                <span class="num" data-metric=p(hi_key) data-value=data_value(Some(r.upper))>{display(Some(r.upper))}</span>
+            </td>
+            <td><span class="num" data-metric=p("n") data-value=r.n.to_string()>{count(r.n as u64)}</span></td>
+            {cell("conf", r.conf)}
+            {cell("acc", r.acc)}
+            {cell("gap", r.gap)}
+            <td class="interval">
+                "["<span class="num" data-metric=p("cp_lower") data-value=data_value(Some(r.cp_lower))>{display(Some(r.cp_lower))}</span>
+                ", "<span class="num" data-metric=p("cp_upper") data-value=data_value(Some(r.cp_upper))>{display(Some(r.cp_upper))}</span>"]"
+            </td>
+        </tr>
     }
 }

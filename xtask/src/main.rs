@@ -1,10 +1,12 @@
 //! `cargo xtask`: builds the web app into `dist/` and serves it.
 //!
 //! - `cargo xtask dist [--no-opt]`: `cargo build` of the page and the worker for
-//!   wasm32-unknown-unknown (profile `wasm-release`), wasm-bindgen (this crate links
+//!   wasm32-unknown-unknown (the page with profile `wasm-release`, small; the worker
+//!   with `wasm-worker`, fast), wasm-bindgen (this crate links
 //!   `wasm-bindgen-cli-support` at exactly the version of Cargo.lock, so no CLI has
-//!   to be installed), `wasm-opt -Oz` from the project-local npm `binaryen` (never a
-//!   system one: Debian's binaryen 108 silently breaks the module), then the static
+//!   to be installed), `wasm-opt` (`-Oz` page, `-O3` worker) from the project-local
+//!   npm `binaryen` (never a system one: Debian's binaryen 108 silently breaks the
+//!   module), then the static
 //!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm).
 //! - `cargo xtask serve [--port 8080] [--port-file FILE] [--dir dist]`: a small static
 //!   server on 127.0.0.1 with the right MIME types and the page's CSP as a header.
@@ -69,30 +71,38 @@ fn dist(args: &[String]) -> Result<(), String> {
     let out = root.join("dist");
     let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("== cargo build (wasm32-unknown-unknown, profile wasm-release)");
-    run(Command::new(&cargo).current_dir(&root).args([
-        "build",
-        "--locked",
-        "--profile",
-        "wasm-release",
-        "--target",
-        "wasm32-unknown-unknown",
-        "-p",
-        "calibscope-app",
-        "--bins",
-    ]))?;
+    // the page for size, the worker (all the maths) for speed
+    let builds = [
+        ("calibscope-app", "app", "wasm-release", "-Oz"),
+        ("worker", "worker", "wasm-worker", "-O3"),
+    ];
+    for (bin, _, profile, _) in builds {
+        eprintln!("== cargo build {bin} (wasm32-unknown-unknown, profile {profile})");
+        run(Command::new(&cargo).current_dir(&root).args([
+            "build",
+            "--locked",
+            "--profile",
+            profile,
+            "--target",
+            "wasm32-unknown-unknown",
+            "-p",
+            "calibscope-app",
+            "--bin",
+            bin,
+        ]))?;
+    }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
-        .join("wasm32-unknown-unknown/wasm-release");
+        .join("wasm32-unknown-unknown");
     if out.exists() {
         std::fs::remove_dir_all(&out).map_err(|e| format!("cannot clear dist/: {e}"))?;
     }
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-    for (bin, name) in [("calibscope-app", "app"), ("worker", "worker")] {
+    for (bin, name, profile, _) in builds {
         eprintln!("== wasm-bindgen {bin} -> dist/{name}.js");
         let mut b = wasm_bindgen_cli_support::Bindgen::new();
-        b.input_path(target.join(format!("{bin}.wasm")))
+        b.input_path(target.join(profile).join(format!("{bin}.wasm")))
             .out_name(name)
             .typescript(false)
             .remove_name_section(true)
@@ -104,15 +114,15 @@ fn dist(args: &[String]) -> Result<(), String> {
     let no_opt = args.iter().any(|a| a == "--no-opt");
     if !no_opt {
         let wasm_opt = wasm_opt(&root)?;
-        for name in ["app", "worker"] {
+        for (_, name, _, level) in builds {
             let file = out.join(format!("{name}_bg.wasm"));
-            eprintln!("== wasm-opt -Oz dist/{name}_bg.wasm");
+            eprintln!("== wasm-opt {level} dist/{name}_bg.wasm");
             run(Command::new(&wasm_opt)
                 .arg(&file)
                 .arg("-o")
                 .arg(&file)
                 .args([
-                    "-Oz",
+                    level,
                     "--enable-bulk-memory",
                     "--enable-nontrapping-float-to-int",
                     "--enable-sign-ext",

@@ -356,6 +356,11 @@ fn solve_ln_x(p: f64, a: f64, b: f64) -> f64 {
         // d ln I / d ln x = x pdf(x) / I = x^a y^(b-1) / (B I)
         let slope = (ln_pre - pt.ln_y - ln_i).exp();
         let mut next = w - g / slope;
+        // a Newton step within rounding of `w` is convergence, not a reason to bisect
+        // (the step may land on the bracket's end `lo` or `hi` = `w` itself)
+        if (next - w).abs() <= 4.0 * f64::EPSILON * w.abs() {
+            return w;
+        }
         let newton = next > lo && next < hi;
         if !newton {
             next = if lo.is_finite() {
@@ -372,6 +377,11 @@ fn solve_ln_x(p: f64, a: f64, b: f64) -> f64 {
         w = next;
         let scale = w.abs();
         if step <= 4.0 * f64::EPSILON * scale {
+            break;
+        }
+        // Newton converges quadratically: after a step of relative size below 1e-9
+        // the error left is of the order of its square, below the noise of ln I.
+        if newton && step <= 1e-9 * scale && lo.is_finite() {
             break;
         }
         if (hi - lo) <= 2.0 * f64::EPSILON * scale {
