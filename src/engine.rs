@@ -7,8 +7,8 @@ use calibscope_audit::{audit_json, binned_metrics_json, default_m_values, AuditO
 use calibscope_core::binning::{self, Binning, SortedReading};
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
-use calibscope_core::{Kind, PredictionSet, Source};
-use calibscope_io::{ColumnMapping, Dataset, Options, ParseErrors, Pick, ScoreColumns};
+use calibscope_core::{Kind, PredictionSet};
+use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
 
 use crate::proto::{
@@ -21,27 +21,13 @@ pub const M_SLIDER_MAX: usize = 2000;
 /// The overview's bin count.
 pub const M_OVERVIEW: usize = 15;
 
-/// Parser options for a mapping override.
-pub fn options(mapping: &MappingOverride, size_hint: Option<u64>) -> Options {
-    let mut m = ColumnMapping::default();
-    if let Some(l) = mapping.label.as_ref().filter(|s| !s.is_empty()) {
-        m.label = Some(l.clone());
-    }
-    m.source = match mapping.source.as_deref() {
-        Some("probs") => Some(Source::Probs),
-        Some("logits") => Some(Source::Logits),
-        _ => None,
-    };
-    m.model = match mapping.model.as_deref() {
-        None => Pick::Auto,
-        Some("") => Pick::Absent,
-        Some(c) => Pick::Column(c.to_string()),
-    };
-    Options {
-        mapping: m,
+/// Parser options for a mapping override, or what is wrong with it.
+pub fn options(mapping: &MappingOverride, size_hint: Option<u64>) -> Result<Options, String> {
+    Ok(Options {
+        mapping: mapping.to_mapping()?,
         size_hint,
         ..Options::default()
-    }
+    })
 }
 
 /// Groups parsed files into one data set (NumPy halves paired, several files
@@ -76,6 +62,7 @@ pub fn parse_error_message(id: u64, errors: &ParseErrors) -> FromWorker {
         errors: items,
         more: errors.more,
         detected: errors.dataset.as_deref().and_then(summarize),
+        columns: errors.columns.clone(),
     }
 }
 
@@ -88,6 +75,7 @@ pub fn worker_error(id: u64, code: &str, message: impl Into<String>) -> FromWork
         errors: Vec::new(),
         more: 0,
         detected: None,
+        columns: Vec::new(),
     }
 }
 

@@ -27,23 +27,15 @@ pub mod codes {
     pub const READ_FAILED: &str = "read_failed";
     /// A model, reading or bin count that the data set does not have.
     pub const BAD_PARAMETERS: &str = "bad_parameters";
+    /// A column mapping that cannot be used (e.g. a two-character delimiter).
+    pub const BAD_MAPPING: &str = "bad_mapping";
     /// The worker panicked (a bug): the page offers to restart it.
     pub const PANIC: &str = "panic";
 }
 
-/// How the page may correct what detection chose (empty fields: detect).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MappingOverride {
-    /// The label column.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// `probs` or `logits`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// The model column of a long-format table; `""` means there is none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-}
+/// How the page may correct what detection chose (empty fields: detect): the same
+/// type as the CLI's mapping flags, [`calibscope_io::MappingRequest`].
+pub type MappingOverride = calibscope_io::MappingRequest;
 
 /// A message to the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,6 +193,10 @@ pub enum FromWorker {
         /// contract (so the mapping panel can offer a correction).
         #[serde(default)]
         detected: Option<Summary>,
+        /// The columns of a header that could not be mapped (so the mapping panel
+        /// can offer them).
+        #[serde(default)]
+        columns: Vec<String>,
     },
     /// The worker panicked; it cannot be used any more.
     Panic { message: String },

@@ -70,8 +70,9 @@ pub fn error_help(code: &str) -> (&'static str, &'static str) {
         "no_header" => ("The table has no header row", "Add a header such as label,p_0,p_1,…"),
         "record_too_long" => ("A line is too long", "Check the delimiter and quoting of the file."),
         "duplicate_column" => ("Two columns have the same name", "Rename one of them."),
-        "missing_label_column" => ("No label column was found", "Name it label (or y, target), or pick it in the mapping panel."),
-        "missing_score_columns" => ("No score columns were found", "Name them p_0..p_k-1, logit_0.., p or logit."),
+        "missing_label_column" => ("No label column was found", "Name it label (or y, target), or pick it in the mapping panel below."),
+        "missing_score_columns" => ("No score columns were found", "Name them p_0..p_k-1, logit_0.., p or logit, or list them in the mapping panel."),
+        "bad_mapping" => ("The mapping cannot be used", "Correct the field named below in the mapping panel."),
         "mapping_column_missing" => ("A column chosen in the mapping does not exist", "Pick another column in the mapping panel."),
         "invalid_mapping" => ("The mapping cannot be applied", "Reset the mapping panel to “detect”."),
         "ragged_row" => ("A row has the wrong number of fields", "Check quoting and delimiters at the row named below."),
@@ -156,6 +157,7 @@ mod tests {
             crate::proto::codes::READ_FAILED,
             crate::proto::codes::BAD_PARAMETERS,
             crate::proto::codes::PANIC,
+            crate::proto::codes::BAD_MAPPING,
         ]) {
             assert_ne!(error_help(code), fallback, "{code}");
         }

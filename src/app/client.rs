@@ -202,6 +202,11 @@ pub fn remap(mapping: MappingOverride) {
     open(files, mapping);
 }
 
+/// The names of the files of the last open.
+pub fn current_files() -> Vec<String> {
+    CLIENT.with(|c| c.borrow().files.iter().map(|f| f.name()).collect())
+}
+
 /// The mapping of the last open.
 pub fn current_mapping() -> MappingOverride {
     CLIENT.with(|c| c.borrow().mapping.clone())
@@ -356,6 +361,7 @@ fn handle(msg: FromWorker) {
             errors,
             more,
             detected,
+            columns,
         } => {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -368,6 +374,7 @@ fn handle(msg: FromWorker) {
                 message,
                 errors,
                 more,
+                columns,
             }));
         }
         FromWorker::Panic { message } => crashed(message),

@@ -57,6 +57,8 @@ pub struct ErrorView {
     pub message: String,
     pub errors: Vec<ErrorItem>,
     pub more: usize,
+    /// The columns of a header that could not be mapped.
+    pub columns: Vec<String>,
 }
 
 /// The latest reliability table.

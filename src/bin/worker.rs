@@ -22,7 +22,7 @@ mod worker {
 
     use calibscope_app::engine::{self, Session};
     use calibscope_app::proto::{codes, FromWorker, MappingOverride, ToWorker, PROTOCOL};
-    use calibscope_io::{ParseErrors, Parsed, Parser};
+    use calibscope_io::{Options, ParseErrors, Parsed, Parser};
     use js_sys::{Array, Promise, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
@@ -143,6 +143,13 @@ mod worker {
     }
 
     fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride) {
+        let opts = match engine::options(&mapping, None) {
+            Ok(opts) => opts,
+            Err(message) => {
+                post(&engine::worker_error(id, codes::BAD_MAPPING, message));
+                return;
+            }
+        };
         STATE.with(|s| {
             let mut s = s.borrow_mut();
             // a new drop cancels the one being read
@@ -151,7 +158,7 @@ mod worker {
             }
         });
         wasm_bindgen_futures::spawn_local(async move {
-            let outcome = read_all(id, &files, &mapping).await;
+            let outcome = read_all(id, &files, &opts).await;
             let cancelled = STATE.with(|s| {
                 let mut s = s.borrow_mut();
                 if s.reading == Some(id) {
@@ -162,22 +169,19 @@ mod worker {
             let msg = match outcome {
                 _ if cancelled => FromWorker::Cancelled { id },
                 Err(msg) => msg,
-                Ok(parsed) => {
-                    let opts = engine::options(&mapping, None);
-                    match engine::assemble(parsed, &opts) {
-                        Err(errors) => engine::parse_error_message(id, &errors),
-                        Ok(dataset) => {
-                            let session = Session::new(dataset);
-                            let msg = session.opened(id);
-                            STATE.with(|s| {
-                                let mut s = s.borrow_mut();
-                                s.session = Some(session);
-                                s.files = files;
-                            });
-                            msg
-                        }
+                Ok(parsed) => match engine::assemble(parsed, &opts) {
+                    Err(errors) => engine::parse_error_message(id, &errors),
+                    Ok(dataset) => {
+                        let session = Session::new(dataset);
+                        let msg = session.opened(id);
+                        STATE.with(|s| {
+                            let mut s = s.borrow_mut();
+                            s.session = Some(session);
+                            s.files = files;
+                        });
+                        msg
                     }
-                }
+                },
             };
             post(&msg);
         });
@@ -197,11 +201,7 @@ mod worker {
 
     type ParsedFiles = Vec<(String, Result<Parsed, ParseErrors>)>;
 
-    async fn read_all(
-        id: u64,
-        files: &[File],
-        mapping: &MappingOverride,
-    ) -> Result<ParsedFiles, FromWorker> {
+    async fn read_all(id: u64, files: &[File], opts: &Options) -> Result<ParsedFiles, FromWorker> {
         let reader = FileReaderSync::new().map_err(|e| {
             engine::worker_error(id, codes::READ_FAILED, format!("FileReaderSync: {e:?}"))
         })?;
@@ -211,7 +211,11 @@ mod worker {
         for (index, file) in files.iter().enumerate() {
             let name = file.name();
             let size = file.size();
-            let mut parser = Parser::new(name.clone(), engine::options(mapping, Some(size as u64)));
+            let options = Options {
+                size_hint: Some(size as u64),
+                ..opts.clone()
+            };
+            let mut parser = Parser::new(name.clone(), options);
             let slice = (size / 16.0).clamp(MIN_SLICE, MAX_SLICE).floor();
             let mut at = 0.0;
             while at < size {

@@ -9,9 +9,8 @@ use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
 use calibscope_core::synth::{self, Distribution, Mode};
-use calibscope_io::{
-    ColumnMapping, Dataset, Ids, Options, ParseErrors, Pick, ScoreColumns, Source,
-};
+use calibscope_io::{Dataset, Ids, MappingRequest, Options, ParseErrors};
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -30,51 +29,31 @@ fn io_failure(what: &str, e: std::io::Error) -> Failure {
 }
 
 impl Mapping {
-    fn options(&self) -> Result<Options, Failure> {
-        let pick = |v: &Option<String>| match v.as_deref() {
-            None => Pick::Auto,
-            Some("none") => Pick::Absent,
-            Some(c) => Pick::Column(c.to_string()),
-        };
-        let delimiter = match self.delimiter.as_deref() {
-            None => None,
-            Some("tab" | "\\t") => Some(b'\t'),
-            Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
-            Some(d) => {
-                return Err(Failure::Usage(format!(
-                    "--delimiter takes one character or 'tab', not '{d}'"
-                )))
-            }
-        };
-        let scores = match (self.scores.as_slice(), self.top_label.as_slice()) {
-            ([], []) => None,
-            ([one], []) => Some(ScoreColumns::Column(one.clone())),
-            (many, []) => Some(ScoreColumns::Matrix(many.to_vec())),
-            ([], [predicted, confidence]) => Some(ScoreColumns::TopLabel {
-                predicted: predicted.clone(),
-                confidence: confidence.clone(),
-            }),
-            _ => {
-                return Err(Failure::Usage(
-                    "--top-label takes two columns: the predicted class and its confidence, e.g. --top-label yhat,conf".into(),
-                ))
-            }
-        };
-        let source = match (self.logits, self.probs) {
-            (true, _) => Some(Source::Logits),
-            (_, true) => Some(Source::Probs),
-            _ => None,
-        };
-        Ok(Options {
-            mapping: ColumnMapping {
-                delimiter,
-                label: self.label.clone(),
-                scores,
-                source,
-                class_names: (!self.class_names.is_empty()).then(|| self.class_names.clone()),
-                model: pick(&self.model_column),
-                id: pick(&self.id_column),
+    /// The mapping flags as the request the web app's mapping panel also makes.
+    fn request(&self) -> MappingRequest {
+        MappingRequest {
+            delimiter: self.delimiter.clone(),
+            label: self.label.clone(),
+            source: match (self.logits, self.probs) {
+                (true, _) => Some("logits".into()),
+                (_, true) => Some("probs".into()),
+                _ => None,
             },
+            scores: self.scores.clone(),
+            top_label: self.top_label.clone(),
+            class_names: self.class_names.clone(),
+            model: self.model_column.clone(),
+            id: self.id_column.clone(),
+        }
+    }
+
+    fn options(&self) -> Result<Options, Failure> {
+        let mapping = self
+            .request()
+            .to_mapping()
+            .map_err(|e| Failure::Usage(format!("calibscope: {e}")))?;
+        Ok(Options {
+            mapping,
             ..Options::default()
         })
     }

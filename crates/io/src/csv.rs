@@ -486,6 +486,7 @@ impl CsvStream {
                 self.table = Some(TableBuilder::new(cols, p));
             }
             Err(errs) => {
+                self.sink.columns = cols.iter().map(|c| c.name.clone()).collect();
                 for e in errs {
                     let mut loc = Location::default().with_line(line);
                     loc.column = e.column;

@@ -307,6 +307,9 @@ pub struct ParseErrors {
     pub more: usize,
     /// The parsed data when only contract-level (value) errors occurred.
     pub dataset: Option<Box<Dataset>>,
+    /// The columns found when the header was read but could not be mapped (so a
+    /// person can pick the label and score columns by hand); empty otherwise.
+    pub columns: Vec<String>,
 }
 
 impl ParseErrors {
@@ -315,6 +318,7 @@ impl ParseErrors {
             errors: vec![e],
             more: 0,
             dataset: None,
+            columns: Vec::new(),
         }
     }
     /// The `(row, kind)` pairs of the contract's input errors, as in the fixtures.
@@ -360,6 +364,8 @@ pub(crate) struct Sink {
     pub errors: Vec<ParseError>,
     pub more: usize,
     pub max: usize,
+    /// The columns of a header that could not be mapped.
+    pub columns: Vec<String>,
 }
 
 impl Sink {
@@ -369,6 +375,7 @@ impl Sink {
             errors: Vec::new(),
             more: 0,
             max: max.max(1),
+            columns: Vec::new(),
         }
     }
     pub fn push(&mut self, code: ErrorCode, location: Location, message: impl Into<String>) {
@@ -387,6 +394,7 @@ impl Sink {
             errors: self.errors,
             more: self.more,
             dataset,
+            columns: self.columns,
         }
     }
 }

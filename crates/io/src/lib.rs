@@ -41,6 +41,7 @@ pub mod mapping;
 mod npy;
 mod npz;
 mod num;
+mod request;
 mod table;
 
 #[cfg(not(target_family = "wasm"))]
@@ -51,6 +52,7 @@ pub use calibscope_core::{PredictionSet, Source};
 pub use error::{ErrorCode, Location, ParseError, ParseErrors};
 pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
 pub use npy::NpyArray;
+pub use request::MappingRequest;
 
 #[cfg(not(target_family = "wasm"))]
 pub use fs::{open_paths, read_path};
@@ -306,6 +308,7 @@ impl Parser {
                 errors: Vec::new(),
                 more: 0,
                 dataset: None,
+                columns: Vec::new(),
             });
             self.state = State::Failed(e.clone());
             return Err(e);

@@ -942,6 +942,7 @@ pub(crate) fn assemble(
     let mut p = match plan(&pcols, &mapping) {
         Ok(p) => p,
         Err(errs) => {
+            sink.columns = pcols.iter().map(|c| c.name.clone()).collect();
             for e in errs {
                 let loc = Location {
                     column: e.column,

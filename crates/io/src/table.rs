@@ -725,6 +725,7 @@ pub(crate) fn finish_errors(
         mut errors,
         mut more,
         max,
+        ..
     } = sink;
     for (loc, e, k, source) in verrs {
         errors.push(crate::ParseError::new(
@@ -743,5 +744,6 @@ pub(crate) fn finish_errors(
         errors,
         more,
         dataset: only_values.then(|| Box::new(ds)),
+        columns: Vec::new(),
     })
 }

@@ -578,3 +578,48 @@ fn csv_error_lines() {
         [s(1, 4), s(2, 5), s(3, 5), s(4, 7)]
     );
 }
+
+#[test]
+fn unmappable_headers_list_their_columns_and_a_request_maps_them() {
+    let text = b"truth;sa;sb;sc\n0;0.7;0.2;0.1\n1;0.1;0.8;0.1\n2;0.2;0.2;0.6\n";
+    let e = err("odd.csv", text);
+    assert_eq!(e.columns, ["truth", "sa", "sb", "sc"]);
+    let json = err(
+        "odd.json",
+        br#"{"truth": [0, 1], "s": [[0.5, 0.5], [0.2, 0.8]]}"#,
+    );
+    // a 2-D value is listed (and mapped) by its columns
+    assert_eq!(json.columns, ["truth", "s_0", "s_1"]);
+    let json_request = calibscope_io::MappingRequest {
+        label: Some("truth".into()),
+        scores: json.columns[1..].to_vec(),
+        ..Default::default()
+    };
+    let json_options = Options {
+        mapping: json_request.to_mapping().unwrap(),
+        ..Options::default()
+    };
+    let ds = parse_bytes(
+        "odd.json",
+        br#"{"truth": [0, 1], "s": [[0.5, 0.5], [0.2, 0.8]]}"#,
+        &json_options,
+    )
+    .unwrap();
+    assert_eq!(ds.models[0].1.n(), 2);
+    // errors that are not about the header list none
+    assert!(err("bad.csv", b"label,p\n0,2\n").columns.is_empty());
+    let request = calibscope_io::MappingRequest {
+        delimiter: Some(";".into()),
+        label: Some("truth".into()),
+        scores: vec!["sa".into(), "sb".into(), "sc".into()],
+        class_names: vec!["cat".into(), "dog".into(), "owl".into()],
+        ..Default::default()
+    };
+    let options = Options {
+        mapping: request.to_mapping().unwrap(),
+        ..Options::default()
+    };
+    let ds = parse_bytes("odd.csv", text, &options).unwrap();
+    assert_eq!(ds.class_names, ["cat", "dog", "owl"]);
+    assert_eq!(ds.models[0].1.k, 3);
+}

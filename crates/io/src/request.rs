@@ -1,0 +1,201 @@
+//! A column mapping as a person writes it: the CLI's mapping flags and the web
+//! app's mapping panel both produce a [`MappingRequest`] (strings and lists, empty
+//! = detect), and both turn it into a [`ColumnMapping`] here, with the same checks
+//! and the same messages.
+
+use crate::mapping::{ColumnMapping, Pick, ScoreColumns};
+use calibscope_core::Source;
+
+/// A column mapping in words. Every empty field is detected.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct MappingRequest {
+    /// Field delimiter of text tables: one character, or `tab`.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub delimiter: Option<String>,
+    /// The label column.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub label: Option<String>,
+    /// What the score columns hold: `probs` or `logits`.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub source: Option<String>,
+    /// The score columns: one binary column, or k columns in class order.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub scores: Vec<String>,
+    /// Top-label input: the predicted-class column and the confidence column.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub top_label: Vec<String>,
+    /// Class names in class order.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub class_names: Vec<String>,
+    /// The model column of a long-format table; `none` (or an empty name): the file
+    /// holds one model.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub model: Option<String>,
+    /// The sample id column; `none` (or an empty name): no id column.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub id: Option<String>,
+}
+
+fn pick(v: &Option<String>) -> Pick {
+    match v.as_deref().map(str::trim) {
+        None => Pick::Auto,
+        Some("" | "none") => Pick::Absent,
+        Some(c) => Pick::Column(c.to_string()),
+    }
+}
+
+fn nonempty(v: &[String]) -> Vec<String> {
+    v.iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+impl MappingRequest {
+    /// The [`ColumnMapping`] this request asks for, or a message saying which field
+    /// is wrong and what it takes.
+    pub fn to_mapping(&self) -> Result<ColumnMapping, String> {
+        let delimiter = match self.delimiter.as_deref() {
+            None | Some("") => None,
+            Some("tab" | "\\t" | "\t") => Some(b'\t'),
+            Some(d) if d.len() == 1 && d != "\"" && d != "\n" && d != "\r" => Some(d.as_bytes()[0]),
+            Some(d) => {
+                return Err(format!(
+                    "the delimiter is one character (',' ';' '|') or 'tab', not '{d}'"
+                ))
+            }
+        };
+        let scores = match (
+            nonempty(&self.scores).as_slice(),
+            nonempty(&self.top_label).as_slice(),
+        ) {
+            ([], []) => None,
+            ([one], []) => Some(ScoreColumns::Column(one.clone())),
+            (many, []) => Some(ScoreColumns::Matrix(many.to_vec())),
+            ([], [predicted, confidence]) => Some(ScoreColumns::TopLabel {
+                predicted: predicted.clone(),
+                confidence: confidence.clone(),
+            }),
+            ([], _) => {
+                return Err(
+                    "top-label input takes two columns: the predicted class and its confidence, e.g. yhat,conf"
+                        .into(),
+                )
+            }
+            _ => {
+                return Err(
+                    "give either score columns or the two top-label columns, not both".into(),
+                )
+            }
+        };
+        let source = match self.source.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("probs") => Some(Source::Probs),
+            Some("logits") => Some(Source::Logits),
+            Some(s) => return Err(format!("scores are 'probs' or 'logits', not '{s}'")),
+        };
+        let class_names = nonempty(&self.class_names);
+        Ok(ColumnMapping {
+            delimiter,
+            label: self
+                .label
+                .as_deref()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+            scores,
+            source,
+            class_names: (!class_names.is_empty()).then_some(class_names),
+            model: pick(&self.model),
+            id: pick(&self.id),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> MappingRequest {
+        MappingRequest::default()
+    }
+
+    #[test]
+    fn empty_requests_detect_everything() {
+        assert_eq!(req().to_mapping().unwrap(), ColumnMapping::default());
+    }
+
+    #[test]
+    fn every_field_maps() {
+        let r = MappingRequest {
+            delimiter: Some("tab".into()),
+            label: Some(" truth ".into()),
+            source: Some("logits".into()),
+            scores: vec!["a".into(), " b".into(), "".into()],
+            class_names: vec!["cat".into(), "dog".into()],
+            model: Some("none".into()),
+            id: Some("row".into()),
+            ..req()
+        };
+        let m = r.to_mapping().unwrap();
+        assert_eq!(m.delimiter, Some(b'\t'));
+        assert_eq!(m.label.as_deref(), Some("truth"));
+        assert_eq!(m.source, Some(Source::Logits));
+        assert_eq!(
+            m.scores,
+            Some(ScoreColumns::Matrix(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(m.class_names, Some(vec!["cat".into(), "dog".into()]));
+        assert_eq!(m.model, Pick::Absent);
+        assert_eq!(m.id, Pick::Column("row".into()));
+        let top = MappingRequest {
+            top_label: vec!["yhat".into(), "conf".into()],
+            delimiter: Some(";".into()),
+            ..req()
+        }
+        .to_mapping()
+        .unwrap();
+        assert_eq!(top.delimiter, Some(b';'));
+        assert!(matches!(top.scores, Some(ScoreColumns::TopLabel { .. })));
+    }
+
+    #[test]
+    fn wrong_fields_say_what_they_take() {
+        for (r, says) in [
+            (
+                MappingRequest {
+                    delimiter: Some("::".into()),
+                    ..req()
+                },
+                "delimiter",
+            ),
+            (
+                MappingRequest {
+                    top_label: vec!["yhat".into()],
+                    ..req()
+                },
+                "two columns",
+            ),
+            (
+                MappingRequest {
+                    scores: vec!["p".into()],
+                    top_label: vec!["a".into(), "b".into()],
+                    ..req()
+                },
+                "not both",
+            ),
+            (
+                MappingRequest {
+                    source: Some("odds".into()),
+                    ..req()
+                },
+                "'probs' or 'logits'",
+            ),
+        ] {
+            let e = r.to_mapping().unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+}
