@@ -54,6 +54,8 @@ impl Mapping {
             .map_err(|e| Failure::Usage(format!("calibscope: {e}")))?;
         Ok(Options {
             mapping,
+            max_file_bytes: self.max_file_size.unwrap_or(u64::MAX),
+            max_cells: self.max_cells.unwrap_or(u64::MAX),
             ..Options::default()
         })
     }

@@ -69,6 +69,12 @@ struct Mapping {
     /// Class names in class order (default: the suffixes of p_<class> columns).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     class_names: Vec<String>,
+    /// Refuse files larger than this (bytes, or with a unit: 500MB, 2GB); default: no limit.
+    #[arg(long, value_name = "SIZE", value_parser = calibscope_io::limits::parse_size)]
+    max_file_size: Option<u64>,
+    /// Refuse data with more values (rows × score columns) than this; default: no limit.
+    #[arg(long, value_name = "N")]
+    max_cells: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -73,6 +73,7 @@ pub(crate) struct CsvStream {
     /// Bytes consumed up to the end of the last record.
     consumed: u64,
     max_record: usize,
+    max_cells: u64,
     size_hint: Option<u64>,
     options_mapping: crate::ColumnMapping,
     /// Line number at the scan position (1-based, counting `\n`).
@@ -136,6 +137,7 @@ impl CsvStream {
             ended: false,
             consumed: 0,
             max_record: opts.max_record_bytes,
+            max_cells: opts.max_cells,
             size_hint: opts.size_hint,
             options_mapping: opts.mapping.clone(),
             line: 1,
@@ -398,6 +400,9 @@ impl CsvStream {
     /// Row bookkeeping after a record (`before`: the row count before it).
     #[inline]
     fn after_row(&mut self, before: u64, line: u64) {
+        if self.failed {
+            return;
+        }
         let Some(t) = &mut self.table else {
             return;
         };
@@ -412,12 +417,34 @@ impl CsvStream {
                 }
             }
         }
-        if t.rows == 1024 {
+        let width = t.width() as u64;
+        let mut over =
+            crate::limits::over(t.rows, width, self.max_cells).then_some((t.rows, false));
+        if t.rows == 1024 && over.is_none() {
             if let Some(total) = self.size_hint {
                 let per_row = (self.consumed as f64 / 1025.0).max(1.0);
                 let rows = (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
-                t.reserve_rows(rows + 64);
+                // refused from the estimate (without the reserve's 2% margin),
+                // before the columns are reserved
+                let estimate = t.rows + (rows as f64 / 1.02) as u64;
+                if crate::limits::over(estimate, width, self.max_cells) {
+                    over = Some((estimate, true));
+                } else {
+                    t.reserve_rows(rows + 64);
+                }
             }
+        }
+        if let Some((rows, estimated)) = over {
+            let message = crate::limits::too_many_cells(
+                rows.saturating_mul(width.max(1)),
+                self.max_cells,
+                estimated,
+            );
+            self.fatal(
+                ErrorCode::TooManyCells,
+                Location::default().with_line(Some(line)),
+                message,
+            );
         }
     }
 

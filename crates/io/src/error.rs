@@ -37,6 +37,11 @@ pub enum ErrorCode {
     NoHeader,
     /// A record longer than [`crate::Options::max_record_bytes`].
     RecordTooLong,
+    /// A file larger than [`crate::Options::max_file_bytes`] (refused before reading).
+    FileTooLarge,
+    /// More values (rows × score columns) than [`crate::Options::max_cells`]
+    /// (refused before allocating them).
+    TooManyCells,
     /// Two columns with the same name.
     DuplicateColumn,
     /// No column recognised as the label.
@@ -113,6 +118,8 @@ impl ErrorCode {
             UnknownFormat => "unknown_format",
             NotUtf8 => "not_utf8",
             HeaderOnly => "header_only",
+            FileTooLarge => "file_too_large",
+            TooManyCells => "too_many_cells",
             NoHeader => "no_header",
             RecordTooLong => "record_too_long",
             DuplicateColumn => "duplicate_column",

@@ -37,6 +37,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzz;
 mod json;
+pub mod limits;
 pub mod mapping;
 mod npy;
 mod npz;
@@ -150,6 +151,15 @@ pub struct Options {
     pub max_decompressed: u64,
     /// Largest JSON document accepted (it is buffered whole; default 1 GiB).
     pub max_json_bytes: usize,
+    /// Largest file accepted, in bytes (default: no limit). Checked against
+    /// `size_hint` before the first byte is parsed, and against the bytes pushed.
+    pub max_file_bytes: u64,
+    /// Most values accepted (default: no limit): a table's rows × columns (all
+    /// models), or the elements of one `.npy` array / `.npz` member. An array is
+    /// refused from its header, a table as soon as its rows (or, with `size_hint`,
+    /// its rows estimated from the first 1024) pass the limit, before the memory is
+    /// reserved.
+    pub max_cells: u64,
 }
 
 impl Default for Options {
@@ -161,6 +171,8 @@ impl Default for Options {
             max_record_bytes: 8 << 20,
             max_decompressed: 4 << 30,
             max_json_bytes: 1 << 30,
+            max_file_bytes: u64::MAX,
+            max_cells: u64::MAX,
         }
     }
 }
@@ -223,6 +235,23 @@ impl Parser {
     /// and returned by [`Parser::finish`]. After an `Err`, further pushes are
     /// ignored and `finish` returns the same errors.
     pub fn push(&mut self, data: &[u8]) -> Result<(), ParseErrors> {
+        if matches!(self.state, State::Failed(_) | State::Done) {
+            return self.check();
+        }
+        let size = self
+            .opts
+            .size_hint
+            .unwrap_or(0)
+            .max(self.bytes + data.len() as u64);
+        if size > self.opts.max_file_bytes {
+            self.state = State::Failed(ParseErrors::single(ParseError::new(
+                ErrorCode::FileTooLarge,
+                &self.name,
+                Location::default(),
+                limits::file_too_large(size, self.opts.max_file_bytes),
+            )));
+            return self.check();
+        }
         self.bytes += data.len() as u64;
         let mut data = data;
         if let State::Sniff(buf, nl) = &mut self.state {

@@ -639,6 +639,7 @@ pub(crate) struct NpyDecoder {
     /// file offset where the data starts
     data_start: u64,
     size_hint: Option<u64>,
+    max_cells: u64,
     trailing: bool,
 }
 
@@ -696,6 +697,7 @@ impl NpyDecoder {
             received: 0,
             data_start: 0,
             size_hint: opts.size_hint,
+            max_cells: opts.max_cells,
             trailing: false,
         }
     }
@@ -752,6 +754,16 @@ impl NpyDecoder {
             };
             match interpret(lit) {
                 Ok(mut h) => {
+                    let per_record: u64 = h.fields.iter().map(|f| f.count as u64).sum();
+                    if crate::limits::over(h.records, per_record, self.max_cells) {
+                        let cells = h.records.saturating_mul(per_record.max(1));
+                        self.fail(
+                            ErrorCode::TooManyCells,
+                            start as u64,
+                            crate::limits::too_many_cells(cells, self.max_cells, false),
+                        );
+                        return;
+                    }
                     let total = h.records.saturating_mul(h.record as u64);
                     let fits_hint = self.size_hint.is_some_and(|s| total <= s);
                     for f in &mut h.fields {

@@ -183,6 +183,11 @@ impl TableBuilder {
     }
 
     /// Reserves column storage for about `rows` more rows (single-model files).
+    /// Score values per row.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     pub fn reserve_rows(&mut self, rows: u64) {
         if self.reserved || self.long {
             return;
