@@ -8,6 +8,7 @@
 mod markdown;
 mod multi;
 mod recalibration;
+mod record;
 mod sections;
 
 use calibscope_core::audit::{Audit, AuditSettings};
@@ -18,6 +19,9 @@ use serde_json::{json, Map, Value};
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
+pub use record::{
+    options_json, parse_options, verify, Check, Producer, Record, Status, RECORD_SCHEMA,
+};
 pub use sections::binned_metrics_json;
 
 /// The schema name written in every audit.

@@ -2,16 +2,17 @@
 //! calibscope-core and prints through calibscope-audit; nothing is computed here.
 
 use crate::{AuditArgs, BinningArg, FlipsArgs, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
-use calibscope_audit::{audit_document, markdown, sweep_json, AuditOptions, RecalibrationSettings};
+use calibscope_audit::{
+    audit_document, markdown, parse_options, sweep_json, AuditOptions, RecalibrationSettings,
+};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
 use calibscope_core::synth::{self, Distribution, Mode};
-use calibscope_io::{
-    ColumnMapping, Dataset, Ids, Options, ParseErrors, Pick, ScoreColumns, Source,
-};
+use calibscope_io::{Dataset, Ids, Options, ParseErrors};
+use calibscope_share::MappingState;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -30,59 +31,33 @@ fn io_failure(what: &str, e: std::io::Error) -> Failure {
 }
 
 impl Mapping {
-    fn options(&self) -> Result<Options, Failure> {
-        let pick = |v: &Option<String>| match v.as_deref() {
-            None => Pick::Auto,
-            Some("none") => Pick::Absent,
-            Some(c) => Pick::Column(c.to_string()),
-        };
-        let delimiter = match self.delimiter.as_deref() {
-            None => None,
-            Some("tab" | "\\t") => Some(b'\t'),
-            Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
-            Some(d) => {
-                return Err(Failure::Usage(format!(
-                    "--delimiter takes one character or 'tab', not '{d}'"
-                )))
-            }
-        };
-        let scores = match (self.scores.as_slice(), self.top_label.as_slice()) {
-            ([], []) => None,
-            ([one], []) => Some(ScoreColumns::Column(one.clone())),
-            (many, []) => Some(ScoreColumns::Matrix(many.to_vec())),
-            ([], [predicted, confidence]) => Some(ScoreColumns::TopLabel {
-                predicted: predicted.clone(),
-                confidence: confidence.clone(),
-            }),
-            _ => {
-                return Err(Failure::Usage(
-                    "--top-label takes two columns: the predicted class and its confidence, e.g. --top-label yhat,conf".into(),
-                ))
-            }
-        };
+    /// The mapping as the record and the links write it.
+    pub(crate) fn state(&self) -> MappingState {
         let source = match (self.logits, self.probs) {
-            (true, _) => Some(Source::Logits),
-            (_, true) => Some(Source::Probs),
+            (true, _) => Some("logits".to_string()),
+            (_, true) => Some("probs".to_string()),
             _ => None,
         };
-        Ok(Options {
-            mapping: ColumnMapping {
-                delimiter,
-                label: self.label.clone(),
-                scores,
-                source,
-                class_names: (!self.class_names.is_empty()).then(|| self.class_names.clone()),
-                model: pick(&self.model_column),
-                id: pick(&self.id_column),
-            },
-            ..Options::default()
-        })
+        MappingState {
+            label: self.label.clone(),
+            scores: self.scores.clone(),
+            top_label: self.top_label.clone(),
+            source,
+            delimiter: self.delimiter.clone(),
+            model_column: self.model_column.clone(),
+            id_column: self.id_column.clone(),
+            class_names: self.class_names.clone(),
+        }
+    }
+
+    fn options(&self) -> Result<Options, Failure> {
+        parse_options(&self.state()).map_err(Failure::Usage)
     }
 }
 
 /// Reads the inputs: files through calibscope-io (NumPy pairs grouped, several
 /// files combined into a multi-model set), `-` from standard input.
-fn read(files: &[PathBuf], options: &Options) -> Result<Dataset, ParseErrors> {
+pub(crate) fn read(files: &[PathBuf], options: &Options) -> Result<Dataset, ParseErrors> {
     if files.len() == 1 && files[0] == Path::new("-") {
         let mut parser = calibscope_io::Parser::new("stdin", options.clone());
         let mut buf = vec![0u8; 8 << 20];
@@ -130,7 +105,7 @@ fn check_bins(bins: &[usize]) -> Outcome {
     Ok(())
 }
 
-fn write_stdout(text: &str) -> Outcome {
+pub(crate) fn write_stdout(text: &str) -> Outcome {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
@@ -145,6 +120,13 @@ pub fn audit(args: AuditArgs) -> Outcome {
         ));
     }
     let options = args.mapping.options()?;
+    if (args.record.is_some() || args.html.is_some())
+        && args.files.iter().any(|f| f == Path::new("-"))
+    {
+        return Err(Failure::Usage(
+            "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),
+        ));
+    }
     let parsed = read(&args.files, &options);
     let audit_options = AuditOptions {
         m_values: args.bins.clone(),
@@ -156,10 +138,22 @@ pub fn audit(args: AuditArgs) -> Outcome {
     };
     let name = args.files[0].display().to_string();
     let doc = audit_document(&parsed, &name, &audit_options);
+    let quiet = (args.record.is_some() || args.html.is_some()) && !args.markdown;
+    if parsed.is_ok() && (args.record.is_some() || args.html.is_some()) {
+        let record = crate::share::record(&args, audit_options, doc.clone())?;
+        let json = record.to_json();
+        if let Some(path) = &args.record {
+            let text = serde_json::to_string_pretty(&json).expect("JSON of a Value");
+            crate::share::write_file(path, &(text + "\n"))?;
+        }
+        if let Some(path) = &args.html {
+            crate::share::write_file(path, &calibscope_report::html_report(&json))?;
+        }
+    }
     if args.json {
         let text = serde_json::to_string_pretty(&doc).expect("JSON of a Value");
         write_stdout(&(text + "\n"))?;
-    } else if parsed.is_ok() {
+    } else if parsed.is_ok() && !quiet {
         write_stdout(&markdown(&doc, args.bins[0], binning(args.binning)))?;
     }
     match &parsed {

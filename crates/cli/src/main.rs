@@ -5,6 +5,7 @@
 //! input-error document on stdout), 2 usage error.
 
 mod commands;
+mod share;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -31,6 +32,9 @@ enum Command {
     Flips(FlipsArgs),
     /// Write a synthetic prediction file (METRICS.md §7 generators).
     Synth(SynthArgs),
+    /// Recompute an audit record (`audit --record`) from its data files and compare
+    /// every value: ✓ identical, ✗ differs or missing (exit code 1).
+    Verify(VerifyArgs),
 }
 
 /// How to read the input's columns (every flag overrides detection).
@@ -97,6 +101,13 @@ struct AuditArgs {
     /// Skip the recalibration section.
     #[arg(long)]
     no_recalibration: bool,
+    /// Also write the calibscope-record/1 audit record (file fingerprints, settings,
+    /// every number) to FILE; `calibscope verify` re-checks it.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE (no script, no external request).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Seed of the stratified calibration/evaluation split.
     #[arg(long, default_value_t = 0)]
     split_seed: u64,
@@ -105,6 +116,18 @@ struct AuditArgs {
     cal_fraction: f64,
     #[command(flatten)]
     mapping: Mapping,
+}
+
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    /// The record (calibscope-record/1 JSON).
+    record: PathBuf,
+    /// The data files the record was made from, in the same order.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print only the values that differ (and the summary).
+    #[arg(long)]
+    failures_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
@@ -192,6 +215,7 @@ fn main() -> ExitCode {
         Command::Recalibrate(a) => commands::recalibrate(a),
         Command::Flips(a) => commands::flips(a),
         Command::Synth(a) => commands::synth(a),
+        Command::Verify(a) => share::verify_command(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
