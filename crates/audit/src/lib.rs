@@ -10,6 +10,7 @@ mod multi;
 mod recalibration;
 mod record;
 mod sections;
+pub mod summary;
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
@@ -20,7 +21,8 @@ pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 pub use record::{
-    options_json, parse_options, verify, Check, Producer, Record, Status, RECORD_SCHEMA,
+    options_json, parse_options, report_tables, verify, Check, Producer, Record, Status,
+    RECORD_SCHEMA,
 };
 pub use sections::binned_metrics_json;
 

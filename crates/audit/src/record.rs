@@ -13,6 +13,10 @@
 //! ```
 
 use crate::{AuditOptions, RecalibrationSettings};
+use calibscope_core::binning::{Binning, SortedReading};
+use calibscope_core::reading;
+use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
+use calibscope_core::PredictionSet;
 use calibscope_io::{ColumnMapping, Options, Pick, ScoreColumns, Source};
 use calibscope_share::{FileRef, MappingState, ViewState};
 use serde_json::{json, Map, Value};
@@ -277,6 +281,39 @@ pub fn verify(record: &Value, recomputed: &Value) -> Vec<Check> {
     }
     for key in ["audits", "tables"] {
         walk(key, record.get(key), recomputed.get(key), &mut out);
+    }
+    out
+}
+
+/// The tables a report draws beyond the audit document: the reliability table of
+/// the confidence reading at `m` bins, equal-width and equal-mass, under the app's
+/// `data-metric` paths (`reliability.confidence.width_15`; `models.<name>.` first
+/// when there are several models).
+pub fn report_tables(models: &[(String, PredictionSet)], m: usize) -> Map<String, Value> {
+    let one = |set: &PredictionSet| {
+        let sorted = SortedReading::new(&reading::top_labels(set).pairs());
+        let mut conf = Map::new();
+        for binning in [Binning::Width, Binning::Mass] {
+            let rows = reliability_table(&sorted, binning, m, DEFAULT_ALPHA);
+            conf.insert(
+                format!("{}_{m}", binning.name()),
+                crate::sections::reliability_rows(binning, &rows),
+            );
+        }
+        json!({"confidence": conf})
+    };
+    let mut out = Map::new();
+    match models {
+        [(_, set)] => {
+            out.insert("reliability".into(), one(set));
+        }
+        many => {
+            let per: Map<String, Value> = many
+                .iter()
+                .map(|(name, set)| (name.clone(), json!({"reliability": one(set)})))
+                .collect();
+            out.insert("models".into(), Value::Object(per));
+        }
     }
     out
 }

@@ -139,8 +139,8 @@ pub fn audit(args: AuditArgs) -> Outcome {
     let name = args.files[0].display().to_string();
     let doc = audit_document(&parsed, &name, &audit_options);
     let quiet = (args.record.is_some() || args.html.is_some()) && !args.markdown;
-    if parsed.is_ok() && (args.record.is_some() || args.html.is_some()) {
-        let record = crate::share::record(&args, audit_options, doc.clone())?;
+    if let (Ok(dataset), true) = (&parsed, args.record.is_some() || args.html.is_some()) {
+        let record = crate::share::record(&args, audit_options, doc.clone(), dataset)?;
         let json = record.to_json();
         if let Some(path) = &args.record {
             let text = serde_json::to_string_pretty(&json).expect("JSON of a Value");

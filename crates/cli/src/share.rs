@@ -3,11 +3,17 @@
 
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, VerifyArgs};
-use calibscope_audit::{audit_document, parse_options, verify, Producer, Record, Status};
+use calibscope_audit::{
+    audit_document, parse_options, report_tables, verify, Producer, Record, Status,
+};
+use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The bin count of the report's reliability diagrams and tables.
+const REPORT_M: usize = 15;
 
 /// Who writes the CLI's records.
 fn producer() -> Producer {
@@ -59,6 +65,7 @@ pub fn record(
     args: &AuditArgs,
     options: calibscope_audit::AuditOptions,
     doc: Value,
+    dataset: &Dataset,
 ) -> Result<Record, Failure> {
     let inputs = fingerprints(&args.files)?;
     let settings = ViewState {
@@ -81,7 +88,7 @@ pub fn record(
         settings,
         options,
         audits: vec![doc],
-        tables: Map::new(),
+        tables: report_tables(&dataset.models, REPORT_M),
     })
 }
 
@@ -120,7 +127,10 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         producer: producer(),
         inputs: fingerprints(&args.files)?,
         audits: vec![doc],
-        tables: Map::new(),
+        tables: parsed
+            .as_ref()
+            .map(|d| report_tables(&d.models, REPORT_M))
+            .unwrap_or_default(),
         ..record.clone()
     };
     let checks = verify(&recorded, &recomputed.to_json());
