@@ -146,9 +146,11 @@ fn default_link_is_pinned() {
 
 #[test]
 fn only_changed_fields_are_written() {
-    let mut s = ViewState::default();
-    s.m = 20;
-    s.theme = Theme::Dark;
+    let s = ViewState {
+        m: 20,
+        theme: Theme::Dark,
+        ..ViewState::default()
+    };
     let d = diff_json(&s);
     assert_eq!(Value::Object(d), json!({"m": 20, "theme": "dark"}));
 }
@@ -171,7 +173,8 @@ fn unknown_fields_are_ignored_and_missing_ones_default() {
 
 #[test]
 fn every_bad_link_has_its_error() {
-    let cases: Vec<(String, fn(&LinkError) -> bool)> = vec![
+    type Expect = fn(&LinkError) -> bool;
+    let cases: Vec<(String, Expect)> = vec![
         ("".into(), |e| *e == LinkError::NotALink),
         ("#".into(), |e| *e == LinkError::NotALink),
         ("section-2".into(), |e| *e == LinkError::NotALink),
