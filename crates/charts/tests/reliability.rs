@@ -19,7 +19,14 @@ fn bin(lower: f64, upper: f64, acc: f64, n: usize) -> Bin {
 #[test]
 fn one_path_per_series_and_a_position_per_bin() {
     let bins: Vec<Bin> = (0..10)
-        .map(|i| bin(i as f64 / 10.0, (i + 1) as f64 / 10.0, 0.05 + i as f64 / 11.0, 10 + i))
+        .map(|i| {
+            bin(
+                i as f64 / 10.0,
+                (i + 1) as f64 / 10.0,
+                0.05 + i as f64 / 11.0,
+                10 + i,
+            )
+        })
         .collect();
     let d = reliability(&bins, "confidence");
     assert!(d.svg.starts_with("<svg"));
@@ -33,7 +40,10 @@ fn one_path_per_series_and_a_position_per_bin() {
         assert!(px.cy >= 0.0 && px.cy <= H as f64);
     }
     // left to right with the confidence, higher on the page with the accuracy
-    assert!(d.bins.windows(2).all(|w| w[0].cx < w[1].cx && w[0].cy > w[1].cy));
+    assert!(d
+        .bins
+        .windows(2)
+        .all(|w| w[0].cx < w[1].cx && w[0].cy > w[1].cy));
 }
 
 #[test]

@@ -120,9 +120,7 @@ pub fn audit(args: AuditArgs) -> Outcome {
         ));
     }
     let options = args.mapping.options()?;
-    if (args.record.is_some() || args.html.is_some())
-        && args.files.iter().any(|f| f == Path::new("-"))
-    {
+    if args.exports() && args.files.iter().any(|f| f == Path::new("-")) {
         return Err(Failure::Usage(
             "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),
         ));
@@ -138,17 +136,10 @@ pub fn audit(args: AuditArgs) -> Outcome {
     };
     let name = args.files[0].display().to_string();
     let doc = audit_document(&parsed, &name, &audit_options);
-    let quiet = (args.record.is_some() || args.html.is_some()) && !args.markdown;
-    if let (Ok(dataset), true) = (&parsed, args.record.is_some() || args.html.is_some()) {
+    let quiet = args.exports() && !args.markdown;
+    if let (Ok(dataset), true) = (&parsed, args.exports()) {
         let record = crate::share::record(&args, audit_options, doc.clone(), dataset)?;
-        let json = record.to_json();
-        if let Some(path) = &args.record {
-            let text = serde_json::to_string_pretty(&json).expect("JSON of a Value");
-            crate::share::write_file(path, &(text + "\n"))?;
-        }
-        if let Some(path) = &args.html {
-            crate::share::write_file(path, &calibscope_report::html_report(&json))?;
-        }
+        crate::share::write_exports(&args, &record.to_json())?;
     }
     if args.json {
         let text = serde_json::to_string_pretty(&doc).expect("JSON of a Value");

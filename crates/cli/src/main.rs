@@ -108,6 +108,13 @@ struct AuditArgs {
     /// Also write a self-contained HTML report to FILE (no script, no external request).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Also write every table as CSV into DIR (created when missing): the overview,
+    /// the reliability tables, the recalibration ledger, every number (numbers.csv).
+    #[arg(long, value_name = "DIR")]
+    csv: Option<PathBuf>,
+    /// Also write the report's charts as SVG files into DIR (created when missing).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
     /// Seed of the stratified calibration/evaluation split.
     #[arg(long, default_value_t = 0)]
     split_seed: u64,

@@ -92,6 +92,40 @@ pub fn record(
     })
 }
 
+impl AuditArgs {
+    /// Whether the audit writes a record, report, CSV or SVG files.
+    pub fn exports(&self) -> bool {
+        self.record.is_some() || self.html.is_some() || self.csv.is_some() || self.svg.is_some()
+    }
+}
+
+/// Writes what `--record`, `--html`, `--csv` and `--svg` ask for.
+pub fn write_exports(args: &AuditArgs, record: &Value) -> Result<(), Failure> {
+    if let Some(path) = &args.record {
+        let text = serde_json::to_string_pretty(record).expect("JSON of a Value");
+        write_file(path, &(text + "\n"))?;
+    }
+    if let Some(path) = &args.html {
+        write_file(path, &calibscope_report::html_report(record))?;
+    }
+    let dirs = [
+        (
+            &args.csv,
+            calibscope_report::csv_files as fn(&Value) -> Vec<(String, String)>,
+        ),
+        (&args.svg, calibscope_report::svg_files),
+    ];
+    for (dir, files) in dirs {
+        let Some(dir) = dir else { continue };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", dir.display())))?;
+        for (name, text) in files(record) {
+            write_file(&dir.join(name), &text)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     std::fs::write(path, text)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))

@@ -128,3 +128,33 @@ fn a_multi_model_record_verifies() {
     assert_eq!(swapped.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn csv_and_svg_exports_are_written() {
+    let dir = tmp("exports");
+    let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");
+    let (csv, svg, html) = (dir.join("csv"), dir.join("svg"), dir.join("r.html"));
+    let out = calibscope(&[
+        "audit",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = std::fs::read_to_string(&html).unwrap();
+    for b in ["width", "mass"] {
+        let chart = std::fs::read_to_string(svg.join(format!("reliability_confidence_{b}_15.svg")))
+            .unwrap();
+        assert!(report.contains(&chart), "the {b} chart is the report's");
+        let table = std::fs::read_to_string(csv.join(format!("reliability_confidence_{b}_15.csv")))
+            .unwrap();
+        assert!(table.starts_with("bin,"));
+    }
+    let overview = std::fs::read_to_string(csv.join("overview.csv")).unwrap();
+    assert!(overview.starts_with("metric,path,value\naccuracy,binning_free.accuracy,"));
+    std::fs::remove_dir_all(&dir).ok();
+}

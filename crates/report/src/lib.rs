@@ -9,9 +9,12 @@
 //! path: in the audit document, or in the record's `tables` for the 15-bin
 //! reliability tables) and `data-value` (full precision), as in the app.
 
+mod exports;
 mod html;
 
-use calibscope_audit::summary::{self, lookup, model_names, Table};
+pub use exports::{csv_files, svg_files};
+
+use calibscope_audit::summary::{self, lookup, model_names};
 use calibscope_charts::Bin;
 use calibscope_core::binning::Binning;
 use html::{esc, num, table, Out};
@@ -171,33 +174,52 @@ fn multi(o: &mut Out, doc: &Value, tables: &Value) {
     }
 }
 
+/// The path of the reliability rows of one binning, under `prefix` (segments).
+fn rows_path(prefix: &[&str], binning: Binning) -> (String, Vec<String>) {
+    let path = format!("reliability.confidence.{}_{REPORT_M}", binning.name());
+    let mut segments: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    segments.extend(path.split('.').map(String::from));
+    (path, segments)
+}
+
+/// The reliability diagrams (SVG) of the confidence reading at [`REPORT_M`] bins,
+/// equal-width then equal-mass, from the record's tables.
+pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
+    [Binning::Width, Binning::Mass]
+        .into_iter()
+        .map(|binning| {
+            let (_, segments) = rows_path(prefix, binning);
+            let bins = bins_of(lookup(tables, &segments), binning);
+            (
+                binning.name(),
+                calibscope_charts::reliability(&bins, "confidence").svg,
+            )
+        })
+        .collect()
+}
+
 /// The reliability diagrams and tables of the confidence reading at [`REPORT_M`]
 /// bins, both binnings, from the record's tables.
 fn diagrams(o: &mut Out, tables: &Value, prefix: &[&str]) {
     o.raw(&format!(
         "<section>\n<h2>Reliability (top-label confidence, {REPORT_M} bins)</h2>\n<div class=\"figures\">\n"
     ));
-    let binnings = [
-        (Binning::Width, "equal-width"),
-        (Binning::Mass, "equal-mass"),
-    ];
-    let mut reliability_tables: Vec<Table> = Vec::new();
-    for (binning, title) in binnings {
-        let path = format!("reliability.confidence.{}_{REPORT_M}", binning.name());
-        let t = summary::reliability(tables, prefix, &path, binning);
-        let mut segments: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
-        segments.extend(path.split('.').map(String::from));
-        let bins = bins_of(lookup(tables, &segments), binning);
-        let drawn = calibscope_charts::reliability(&bins, "confidence");
+    for ((_, svg), title) in charts(tables, prefix)
+        .into_iter()
+        .zip(["equal-width", "equal-mass"])
+    {
         o.raw(&format!(
-            "<figure>\n<figcaption>{title} bins: accuracy against confidence, with 95% Clopper–Pearson intervals; the strip counts the samples per bin</figcaption>\n{}\n</figure>\n",
-            drawn.svg
+            "<figure>\n<figcaption>{title} bins: accuracy against confidence, with 95% Clopper–Pearson intervals; the strip counts the samples per bin</figcaption>\n{svg}\n</figure>\n"
         ));
-        reliability_tables.push(t);
     }
     o.raw("</div>\n");
-    for t in &reliability_tables {
-        table(o, tables, t);
+    for binning in [Binning::Width, Binning::Mass] {
+        let (path, _) = rows_path(prefix, binning);
+        table(
+            o,
+            tables,
+            &summary::reliability(tables, prefix, &path, binning),
+        );
     }
     o.raw("</section>\n");
 }

@@ -111,12 +111,7 @@ fn unescape(s: &str) -> String {
 
 #[test]
 fn every_number_carries_its_path_and_value() {
-    let shared = match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => std::path::PathBuf::from(p),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    let data = std::fs::read(shared.join("fixtures/real/breast_cancer_rf_p.csv")).unwrap();
-    let record = record_of("rf.csv", &data);
+    let record = rf_record();
     let html = html_report(&record);
     assert!(html.contains(&format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
@@ -141,4 +136,94 @@ fn every_number_carries_its_path_and_value() {
     assert!(seen.contains_key("recalibration.isotonic.after.nll"));
     // two charts, each the shared drawing code's SVG
     assert_eq!(html.matches("<svg ").count(), 2);
+}
+
+fn rf_record() -> Value {
+    let shared = match std::env::var_os("CALIBSCOPE_SHARED") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    let data = std::fs::read(shared.join("fixtures/real/breast_cancer_rf_p.csv")).unwrap();
+    record_of("rf.csv", &data)
+}
+
+/// A CSV line split on commas outside quotes (enough for these files).
+fn fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn csv_files_hold_every_number_at_full_precision() {
+    let record = rf_record();
+    let files: std::collections::BTreeMap<String, String> =
+        calibscope_report::csv_files(&record).into_iter().collect();
+    for name in [
+        "numbers.csv",
+        "overview.csv",
+        "recalibration.csv",
+        "reliability_confidence_width_10.csv",
+        "reliability_confidence_mass_15.csv",
+    ] {
+        assert!(
+            files.contains_key(name),
+            "{name} missing: {:?}",
+            files.keys()
+        );
+    }
+    // numbers.csv: every number of the audit, by path
+    let audit = &record["audits"][0];
+    let mut n = 0;
+    for line in files["numbers.csv"].lines().skip(1) {
+        let f = fields(line);
+        let want = lookup(audit, &f[0]).unwrap();
+        let got: Value = if f[1].is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&f[1]).unwrap()
+        };
+        assert_eq!(&got, want, "{}", f[0]);
+        n += 1;
+    }
+    assert!(n > 1000, "{n} numbers");
+    // a reliability table: every row and field
+    let rows = record["tables"]["reliability"]["confidence"]["mass_15"]
+        .as_array()
+        .unwrap();
+    let text = &files["reliability_confidence_mass_15.csv"];
+    let header = fields(text.lines().next().unwrap());
+    for (line, row) in text.lines().skip(1).zip(rows) {
+        for (k, v) in header.iter().zip(fields(line)) {
+            assert_eq!(serde_json::from_str::<Value>(&v).unwrap(), row[k], "{k}");
+        }
+    }
+    assert_eq!(text.lines().count(), rows.len() + 1);
+}
+
+#[test]
+fn svg_files_are_the_report_charts() {
+    let record = rf_record();
+    let html = html_report(&record);
+    let svgs = calibscope_report::svg_files(&record);
+    assert_eq!(svgs.len(), 2);
+    for (name, svg) in &svgs {
+        assert!(name.ends_with("_15.svg"));
+        assert!(
+            svg.starts_with("<svg") && html.contains(svg.as_str()),
+            "{name}"
+        );
+    }
 }
