@@ -21,8 +21,8 @@ pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 pub use record::{
-    options_json, parse_options, report_tables, verify, Check, Producer, Record, Status,
-    RECORD_SCHEMA,
+    options_json, parse_options, record_json_of, report_tables, verify, Check, Producer, Record,
+    Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
 };
 pub use sections::binned_metrics_json;
 

@@ -137,6 +137,29 @@ fn field<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Result<T, Stri
     serde_json::from_value(v[key].clone()).map_err(|e| format!("record {key}: {e}"))
 }
 
+/// The id of the element of an HTML report that holds its record.
+pub const RECORD_ELEMENT_ID: &str = "calibscope-record";
+
+/// The record JSON of a dropped or given document: a record itself, or an HTML
+/// report holding one in `<script type="application/json" id="calibscope-record">`.
+pub fn record_json_of(text: &str) -> Result<Value, String> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let json = if trimmed.starts_with('{') {
+        trimmed
+    } else {
+        let open = format!("id=\"{RECORD_ELEMENT_ID}\">");
+        let start = text
+            .find(&open)
+            .map(|i| i + open.len())
+            .ok_or("neither a calibscope record (JSON) nor a calibscope HTML report holding one")?;
+        let end = text[start..]
+            .find("</script>")
+            .ok_or("the report's record element is not closed")?;
+        &text[start..start + end]
+    };
+    serde_json::from_str(json).map_err(|e| format!("the record is not valid JSON: {e}"))
+}
+
 /// The parser options of a column mapping, or why the mapping is impossible.
 pub fn parse_options(m: &MappingState) -> Result<Options, String> {
     let pick = |v: &Option<String>| match v.as_deref() {

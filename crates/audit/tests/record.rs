@@ -156,3 +156,24 @@ fn bad_records_are_refused_with_a_reason() {
         .unwrap_err()
         .contains("one character"));
 }
+
+#[test]
+fn records_are_read_from_json_or_from_a_report() {
+    let r = record_of(CSV, &mapping()).to_json();
+    let text = serde_json::to_string_pretty(&r).unwrap();
+    assert_eq!(record_json_of(&text).unwrap(), r);
+    assert_eq!(record_json_of(&format!("\u{feff}\n{text}")).unwrap(), r);
+    let html = format!(
+        "<!doctype html><p>x</p><script type=\"application/json\" id=\"{RECORD_ELEMENT_ID}\">{}</script>",
+        serde_json::to_string(&r).unwrap().replace('<', "\\u003c")
+    );
+    assert_eq!(record_json_of(&html).unwrap(), r);
+    assert!(record_json_of("label,p\n1,0.5\n")
+        .unwrap_err()
+        .contains("neither"));
+    let open = format!("<script id=\"{RECORD_ELEMENT_ID}\">{{");
+    assert!(record_json_of(&open).unwrap_err().contains("not closed"));
+    assert!(record_json_of("{\"a\": ")
+        .unwrap_err()
+        .contains("not valid JSON"));
+}

@@ -127,7 +127,7 @@ struct AuditArgs {
 
 #[derive(Args, Debug)]
 struct VerifyArgs {
-    /// The record (calibscope-record/1 JSON).
+    /// The record (calibscope-record/1 JSON), or an HTML report holding one.
     record: PathBuf,
     /// The data files the record was made from, in the same order.
     #[arg(required = true)]

@@ -4,7 +4,7 @@
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, VerifyArgs};
 use calibscope_audit::{
-    audit_document, parse_options, report_tables, verify, Producer, Record, Status,
+    audit_document, parse_options, record_json_of, report_tables, verify, Producer, Record, Status,
 };
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
@@ -145,12 +145,8 @@ fn short(v: &Value) -> String {
 pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&args.record)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
-    let recorded: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::Input(format!(
-            "calibscope: {} is not JSON: {e}",
-            args.record.display()
-        ))
-    })?;
+    let recorded = record_json_of(&text)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
     let record = Record::from_json(&recorded)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
     let options = parse_options(&record.settings.mapping).map_err(Failure::Input)?;

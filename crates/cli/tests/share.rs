@@ -154,6 +154,14 @@ fn csv_and_svg_exports_are_written() {
             .unwrap();
         assert!(table.starts_with("bin,"));
     }
+    // the report verifies like the record it holds
+    let ok = calibscope(&[
+        "verify",
+        "--failures-only",
+        html.to_str().unwrap(),
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
     let overview = std::fs::read_to_string(csv.join("overview.csv")).unwrap();
     assert!(overview.starts_with("metric,path,value\naccuracy,binning_free.accuracy,"));
     std::fs::remove_dir_all(&dir).ok();

@@ -60,7 +60,10 @@ pub fn html_report(record: &Value) -> String {
     }
     settings(&mut o, record);
     o.raw("<section>\n<h2>The record</h2>\n<p>This file holds its audit record (calibscope-record/1 JSON) in the element <code>#calibscope-record</code>: drop the report into calibscope, or run <code>calibscope verify</code> on the record and the data files, to recompute every number.</p>\n</section>\n");
-    o.raw("<script type=\"application/json\" id=\"calibscope-record\">");
+    o.raw(&format!(
+        "<script type=\"application/json\" id=\"{}\">",
+        calibscope_audit::RECORD_ELEMENT_ID
+    ));
     o.raw(&inert_json(record));
     o.raw("</script>\n</main>\n</body>\n</html>\n");
     o.0

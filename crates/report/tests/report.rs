@@ -80,6 +80,8 @@ fn the_embedded_record_is_inert_and_parses_back() {
     assert!(!embedded.contains('<') && !embedded.contains('>') && !embedded.contains('&'));
     let back: Value = serde_json::from_str(embedded).unwrap();
     assert_eq!(back, record);
+    // the report can be given back instead of the record
+    assert_eq!(calibscope_audit::record_json_of(&html).unwrap(), record);
     assert_eq!(
         inert_json(&json!({"a": "</script><b>&"})),
         r#"{"a":"\u003c/script\u003e\u003cb\u003e\u0026"}"#
