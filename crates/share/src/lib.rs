@@ -105,8 +105,8 @@ pub fn encode(state: &ViewState) -> String {
     format!("{VERSION}={}", URL_SAFE_NO_PAD.encode(deflate(&json)))
 }
 
-/// Reads a permalink fragment, with or without its leading `#`.
-pub fn decode(fragment: &str) -> Result<ViewState, LinkError> {
+/// The JSON object of a permalink fragment (with or without its leading `#`).
+fn payload(fragment: &str) -> Result<Map<String, Value>, LinkError> {
     let s = fragment.strip_prefix('#').unwrap_or(fragment).trim();
     if s.len() > MAX_LINK_CHARS {
         return Err(LinkError::TooLarge(format!(
@@ -137,11 +137,49 @@ pub fn decode(fragment: &str) -> Result<ViewState, LinkError> {
             }
             _ => LinkError::Deflate(format!("{:?}", e.status)),
         })?;
-    let value: Value = serde_json::from_slice(&json).map_err(|e| LinkError::Json(e.to_string()))?;
-    if !value.is_object() {
-        return Err(LinkError::Json("expected a JSON object".into()));
+    match serde_json::from_slice(&json).map_err(|e| LinkError::Json(e.to_string()))? {
+        Value::Object(o) => Ok(o),
+        _ => Err(LinkError::Json("expected a JSON object".into())),
     }
-    serde_json::from_value(value).map_err(|e| LinkError::Json(e.to_string()))
+}
+
+/// Reads a permalink fragment, with or without its leading `#`. Strict: a field
+/// with a value this build does not know (say, a view added later) fails the link;
+/// see [`decode_lenient`].
+pub fn decode(fragment: &str) -> Result<ViewState, LinkError> {
+    serde_json::from_value(Value::Object(payload(fragment)?))
+        .map_err(|e| LinkError::Json(e.to_string()))
+}
+
+/// A link read field by field: what could be read, and a note per field that could
+/// not (left at its default).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub state: ViewState,
+    /// `field: why`, for each field whose value was not understood.
+    pub ignored: Vec<String>,
+}
+
+/// Reads a permalink fragment, keeping every field it understands: a field whose
+/// value is unknown to this build (a newer view, a bad number) is left at its
+/// default and noted, so a link from a newer calibscope still opens what it can.
+pub fn decode_lenient(fragment: &str) -> Result<Decoded, LinkError> {
+    let mut fields = payload(fragment)?;
+    let mut ignored = Vec::new();
+    fields.retain(|key, value| {
+        let mut one = Map::new();
+        one.insert(key.clone(), value.clone());
+        match serde_json::from_value::<ViewState>(Value::Object(one)) {
+            Ok(_) => true,
+            Err(e) => {
+                ignored.push(format!("{key}: {e}"));
+                false
+            }
+        }
+    });
+    let state = serde_json::from_value(Value::Object(fields))
+        .map_err(|e| LinkError::Json(e.to_string()))?;
+    Ok(Decoded { state, ignored })
 }
 
 /// An [`EmbeddedFile`] of `bytes`, or why they cannot be embedded: their DEFLATE
@@ -213,7 +251,14 @@ pub fn fuzz_check(data: &[u8]) {
         format!("{VERSION}={}", URL_SAFE_NO_PAD.encode(deflate(data))),
     ];
     for input in &inputs {
-        if let Ok(state) = decode(input) {
+        let strict = decode(input);
+        let lenient = decode_lenient(input);
+        // strict success implies lenient success with the same state, nothing ignored
+        if let Ok(state) = &strict {
+            let l = lenient.as_ref().expect("lenient reads what strict reads");
+            assert!(l.ignored.is_empty() && &l.state == state);
+        }
+        if let Ok(Decoded { state, .. }) = lenient {
             let again = decode(&encode(&state)).expect("a re-encoded link decodes");
             // NaN never reaches a state (JSON has none), so equality is exact
             assert_eq!(again, state, "re-encoded link decodes to another state");

@@ -348,3 +348,26 @@ fn write_missing_golden_links() {
         std::fs::write(link.with_extension("json"), json + "\n").unwrap();
     }
 }
+
+#[test]
+fn lenient_decoding_keeps_what_it_understands() {
+    let link = link_of(r#"{"m": 20, "view": "zoo-of-the-future", "theme": 7, "binning": "mass"}"#);
+    assert!(decode(&link).is_err());
+    let d = decode_lenient(&link).unwrap();
+    assert_eq!(d.state.m, 20);
+    assert_eq!(d.state.binning, BinningId::Mass);
+    assert_eq!(d.state.view, ViewId::Audit);
+    assert_eq!(d.state.theme, Theme::System);
+    assert_eq!(d.ignored.len(), 2, "{:?}", d.ignored);
+    assert!(d.ignored[0].starts_with("theme: ") && d.ignored[1].starts_with("view: "));
+    // transport errors stay errors
+    assert_eq!(
+        decode_lenient("a2=x").unwrap_err(),
+        LinkError::UnknownVersion("a2".into())
+    );
+    // a golden link reads the same both ways
+    let text = std::fs::read_to_string(golden_dir().join("flips-user-file.link")).unwrap();
+    let lenient = decode_lenient(text.trim()).unwrap();
+    assert_eq!(lenient.state, decode(text.trim()).unwrap());
+    assert!(lenient.ignored.is_empty());
+}
