@@ -204,8 +204,10 @@ pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
 /// The reliability diagrams and tables of the confidence reading at [`REPORT_M`]
 /// bins, both binnings, from the record's tables.
 fn diagrams(o: &mut Out, tables: &Value, prefix: &[&str]) {
+    // under a model's own heading when there are several
+    let h = if prefix.is_empty() { "h2" } else { "h3" };
     o.raw(&format!(
-        "<section>\n<h2>Reliability (top-label confidence, {REPORT_M} bins)</h2>\n<div class=\"figures\">\n"
+        "<section>\n<{h}>Reliability (top-label confidence, {REPORT_M} bins)</{h}>\n<div class=\"figures\">\n"
     ));
     for ((_, svg), title) in charts(tables, prefix)
         .into_iter()
