@@ -35,6 +35,9 @@ enum Command {
     /// Recompute an audit record (`audit --record`) from its data files and compare
     /// every value: ✓ identical, ✗ differs or missing (exit code 1).
     Verify(VerifyArgs),
+    /// Read or write a permalink fragment (`#a1=…`): print the view a link holds as
+    /// JSON, or the link of a view (JSON) or of a record's settings.
+    Link(LinkArgs),
 }
 
 /// How to read the input's columns (every flag overrides detection).
@@ -137,6 +140,21 @@ struct VerifyArgs {
     failures_only: bool,
 }
 
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+struct LinkArgs {
+    /// A link or its fragment (`https://…/#a1=…`, `#a1=…` or `a1=…`): print its view.
+    fragment: Option<String>,
+    /// A view as JSON (fields as in the link; missing ones take their defaults):
+    /// print its fragment.
+    #[arg(long, value_name = "FILE")]
+    from_json: Option<PathBuf>,
+    /// A record (calibscope-record/1, or an HTML report): print the fragment of its
+    /// settings, which names its input files by name, size and SHA-256.
+    #[arg(long, value_name = "FILE")]
+    from_record: Option<PathBuf>,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
 enum Method {
     Temperature,
@@ -223,6 +241,7 @@ fn main() -> ExitCode {
         Command::Flips(a) => commands::flips(a),
         Command::Synth(a) => commands::synth(a),
         Command::Verify(a) => share::verify_command(a),
+        Command::Link(a) => share::link_command(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,7 +2,7 @@
 //! the self-contained HTML report (`audit --html`).
 
 use crate::commands::{read, Failure};
-use crate::{AuditArgs, BinningArg, VerifyArgs};
+use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
 use calibscope_audit::{
     audit_document, parse_options, record_json_of, report_tables, verify, Producer, Record, Status,
 };
@@ -211,4 +211,34 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+fn read_text(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))
+}
+
+/// `calibscope link`: a link's view as JSON, or the link of a view or record.
+pub fn link_command(args: LinkArgs) -> Result<(), Failure> {
+    let state = if let Some(path) = &args.from_json {
+        serde_json::from_str::<ViewState>(&read_text(path)?).map_err(|e| {
+            Failure::Input(format!("calibscope: {} is not a view: {e}", path.display()))
+        })?
+    } else if let Some(path) = &args.from_record {
+        let record = record_json_of(&read_text(path)?)
+            .and_then(|v| Record::from_json(&v))
+            .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))?;
+        record.settings
+    } else {
+        let text = args.fragment.as_deref().unwrap_or_default();
+        let fragment = text.split_once('#').map_or(text, |(_, f)| f);
+        let decoded = calibscope_share::decode_lenient(fragment)
+            .map_err(|e| Failure::Input(format!("calibscope: {e}")))?;
+        for note in &decoded.ignored {
+            eprintln!("calibscope: ignored {note}");
+        }
+        let text = serde_json::to_string_pretty(&decoded.state).expect("JSON of a view");
+        return crate::commands::write_stdout(&(text + "\n"));
+    };
+    crate::commands::write_stdout(&format!("#{}\n", calibscope_share::encode(&state)))
 }

@@ -166,3 +166,48 @@ fn csv_and_svg_exports_are_written() {
     assert!(overview.starts_with("metric,path,value\naccuracy,binning_free.accuracy,"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn links_of_records_round_trip() {
+    let dir = tmp("link");
+    let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");
+    let rec = dir.join("r.json");
+    let r = rec.to_str().unwrap();
+    let out = calibscope(&[
+        "audit",
+        "--binning",
+        "mass",
+        "--bins",
+        "20",
+        "--record",
+        r,
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let link = calibscope(&["link", "--from-record", r]);
+    assert_eq!(link.status.code(), Some(0), "{}", text(&link));
+    let fragment = String::from_utf8(link.stdout).unwrap();
+    assert!(fragment.starts_with("#a1="), "{fragment}");
+    let url = format!("https://example.invalid/calibscope/{}", fragment.trim());
+    let view = calibscope(&["link", &url]);
+    assert_eq!(view.status.code(), Some(0), "{}", text(&view));
+    let state: Value = serde_json::from_slice(&view.stdout).unwrap();
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    assert_eq!(state, record["settings"]);
+    assert_eq!(state["m"], 20);
+    assert_eq!(state["binning"], "mass");
+    assert_eq!(
+        state["data"]["files"][0]["sha256"],
+        record["inputs"][0]["sha256"]
+    );
+    // back to a link from the JSON view
+    let json = dir.join("view.json");
+    std::fs::write(&json, &view.stdout).unwrap();
+    let again = calibscope(&["link", "--from-json", json.to_str().unwrap()]);
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), fragment);
+    // a damaged link is an input error with its reason
+    let bad = calibscope(&["link", "#a1=%%%"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad).contains("not base64url"), "{}", text(&bad));
+    std::fs::remove_dir_all(&dir).ok();
+}
