@@ -79,14 +79,17 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// The JSON object of the fields of `state` that differ from the default.
+/// The JSON object of the fields of `state` that differ from the default. A number
+/// JSON cannot hold (a NaN split fraction) is left out, so the link carries the
+/// default instead of a value no build could read.
 pub fn diff_json(state: &ViewState) -> Map<String, Value> {
     let full = serde_json::to_value(state).unwrap_or(Value::Null);
     let base = serde_json::to_value(ViewState::default()).unwrap_or(Value::Null);
     let mut out = Map::new();
     if let (Value::Object(full), Value::Object(base)) = (full, base) {
         for (k, v) in full {
-            if base.get(&k) != Some(&v) {
+            let unrepresentable = v.is_null() && !base[&k].is_null();
+            if base.get(&k) != Some(&v) && !unrepresentable {
                 out.insert(k, v);
             }
         }

@@ -371,3 +371,17 @@ fn lenient_decoding_keeps_what_it_understands() {
     assert_eq!(lenient.state, decode(text.trim()).unwrap());
     assert!(lenient.ignored.is_empty());
 }
+
+#[test]
+fn numbers_json_cannot_hold_fall_back_to_defaults() {
+    for x in [f64::NAN, f64::INFINITY] {
+        let s = ViewState {
+            cal_fraction: x,
+            m: 30,
+            ..ViewState::default()
+        };
+        let back = decode(&encode(&s)).unwrap();
+        assert_eq!(back.cal_fraction, 0.5);
+        assert_eq!(back.m, 30);
+    }
+}
