@@ -87,6 +87,24 @@ fn a_cli_record_verifies_against_its_file_and_flags_tampering() {
     );
     assert_eq!(report.matches('✗').count(), 1, "{report}");
 
+    // a table of an app view the CLI does not compute is named, not failed
+    let mut app = record.clone();
+    app["tables"]["flips"] = serde_json::json!({"spearman": [[1.0]]});
+    let app_path = dir.join("app.json");
+    std::fs::write(&app_path, serde_json::to_string(&app).unwrap()).unwrap();
+    let out = calibscope(&[
+        "verify",
+        "--failures-only",
+        app_path.to_str().unwrap(),
+        data,
+    ]);
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("· tables.flips: not recomputed by the CLI"),
+        "{report}"
+    );
+
     // other data: the fingerprint differs
     let other = shared().join("fixtures/real/breast_cancer_rf_p.csv");
     let out = calibscope(&[
