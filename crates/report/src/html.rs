@@ -50,7 +50,8 @@ pub fn num(path: &str, v: &Value) -> String {
 
 /// A summary table, its numbers read from `doc`.
 pub fn table(o: &mut Out, doc: &Value, t: &Table) {
-    o.raw("<table>\n");
+    // wide tables scroll on their own on narrow screens
+    o.raw("<div class=\"scroll\" tabindex=\"0\">\n<table>\n");
     if !t.title.is_empty() {
         o.raw(&format!("<caption>{}</caption>\n", esc(&t.title)));
     }
@@ -73,5 +74,5 @@ pub fn table(o: &mut Out, doc: &Value, t: &Table) {
         }
         o.raw("</tr>\n");
     }
-    o.raw("</tbody>\n</table>\n");
+    o.raw("</tbody>\n</table>\n</div>\n");
 }

@@ -96,7 +96,7 @@ fn producer(o: &mut Out, record: &Value) {
 }
 
 fn inputs(o: &mut Out, record: &Value) {
-    o.raw("<section>\n<h2>Input files</h2>\n<table>\n<thead><tr><th scope=\"col\">file</th><th scope=\"col\">bytes</th><th scope=\"col\">SHA-256</th></tr></thead>\n<tbody>\n");
+    o.raw("<section>\n<h2>Input files</h2>\n<div class=\"scroll\" tabindex=\"0\">\n<table>\n<thead><tr><th scope=\"col\">file</th><th scope=\"col\">bytes</th><th scope=\"col\">SHA-256</th></tr></thead>\n<tbody>\n");
     for (i, f) in record["inputs"]
         .as_array()
         .into_iter()
@@ -112,7 +112,7 @@ fn inputs(o: &mut Out, record: &Value) {
             esc(sha)
         ));
     }
-    o.raw("</tbody>\n</table>\n</section>\n");
+    o.raw("</tbody>\n</table>\n</div>\n</section>\n");
 }
 
 fn input_errors(o: &mut Out, doc: &Value) {
