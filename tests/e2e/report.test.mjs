@@ -31,8 +31,8 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 /** Opens a file with JavaScript disabled, recording every request but the page's own. */
-async function open(file) {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1100, height: 1400 } });
+async function open(file, { viewport = { width: 1100, height: 1400 }, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport, colorScheme });
   const page = await context.newPage();
   const url = pathToFileURL(file).href;
   const requests = [];
@@ -96,6 +96,21 @@ test('hostile file and model names stay text', async () => {
   assert.deepEqual(models, [`Model ${BREAKOUT}`, `Model ${IMG}`]);
   const embedded = await page.locator('#calibscope-record').textContent();
   assert.deepEqual(JSON.parse(embedded), record);
+  assert.deepEqual(requests, []);
+  await context.close();
+});
+
+test('the report reads on a 390 px screen in the dark theme', async () => {
+  const files = ['real/breast_cancer_gnb_p.csv', 'real/breast_cancer_rf_p.csv'].map((f) => path.join(fixtures, f));
+  const { html } = writeReport('two-models', files);
+  const { context, page, requests } = await open(html, { viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
+  // the page itself does not scroll sideways (wide tables scroll in their own box)
+  const widths = await page.locator('html').evaluate((e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(widths[0] <= widths[1] + 1, `page ${widths[0]} px wide in a ${widths[1]} px window`);
+  const bg = await page.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+  assert.equal(bg, 'rgb(18, 20, 23)', 'dark background');
+  assert.equal(await page.locator('figure svg').count(), 4, 'two charts per model');
+  await page.screenshot({ path: path.join(dir, 'two-models-dark-390.png'), fullPage: false });
   assert.deepEqual(requests, []);
   await context.close();
 });
