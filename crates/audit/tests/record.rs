@@ -177,3 +177,54 @@ fn records_are_read_from_json_or_from_a_report() {
         .unwrap_err()
         .contains("not valid JSON"));
 }
+
+/// The paths of every number of the audits and tables (segments).
+fn number_paths(v: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match v {
+        Value::Object(o) => o.iter().for_each(|(k, v)| {
+            path.push(k.clone());
+            number_paths(v, path, out);
+            path.pop();
+        }),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| {
+            path.push(i.to_string());
+            number_paths(v, path, out);
+            path.pop();
+        }),
+        Value::Number(_) => out.push(path.clone()),
+        _ => {}
+    }
+}
+
+fn at_mut<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
+    path.iter().fold(v, |v, k| match v {
+        Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+        v => &mut v[k.as_str()],
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any one number changed anywhere in the audits or tables is the one flagged.
+    #[test]
+    fn any_tampered_number_is_flagged_alone(pick in 0usize..100_000, delta in 1e-9f64..10.0) {
+        let honest = record_of(CSV, &mapping()).to_json();
+        let mut paths = Vec::new();
+        for key in ["audits", "tables"] {
+            number_paths(&honest[key], &mut vec![key.to_string()], &mut paths);
+        }
+        proptest::prop_assert!(paths.len() > 200);
+        let path = &paths[pick % paths.len()];
+        let mut tampered = honest.clone();
+        let cell = at_mut(&mut tampered, path);
+        let x = cell.as_f64().unwrap();
+        *cell = json!(x + delta.max(x.abs() * 1e-9));
+        proptest::prop_assume!(*cell != *at_mut(&mut honest.clone(), path));
+        let bad: Vec<String> = verify(&tampered, &honest)
+            .into_iter()
+            .filter(|c| !c.ok())
+            .map(|c| c.path)
+            .collect();
+        proptest::prop_assert_eq!(bad, vec![path.join(".")]);
+    }
+}
