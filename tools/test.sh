@@ -62,5 +62,7 @@ for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
 [ -s "$portfile" ] || { echo "the test server did not start" >&2; cat target/e2e-server.log >&2; exit 1; }
 export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
 export CALIBSCOPE_SHARED="${CALIBSCOPE_SHARED:-$(cd ../shared && pwd)}"
+# the CLI that writes the reports of tests/e2e/report.test.mjs (built by the native tests)
+export CALIBSCOPE_CLI="${CALIBSCOPE_CLI:-$PWD/target/release/calibscope}"
 node --test --test-concurrency=1 tests/e2e/
 echo "screenshots: target/e2e-artifacts/"

@@ -125,8 +125,8 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
     let confidence = RwSignal::new(m.top_label.get(1).cloned().unwrap_or_default());
     let class_names = RwSignal::new(m.class_names.join(", "));
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| AUTO.to_string());
-    let model_col = RwSignal::new(optional(&m.model));
-    let id_col = RwSignal::new(optional(&m.id));
+    let model_col = RwSignal::new(optional(&m.model_column));
+    let id_col = RwSignal::new(optional(&m.id_column));
     // what is wrong with the form, checked here before anything is read again
     let problem = RwSignal::new(None::<String>);
     let apply = move |_| {
@@ -143,8 +143,8 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
             scores: list(&scores.get_untracked()),
             top_label,
             class_names: list(&class_names.get_untracked()),
-            model: pick(model_col),
-            id: pick(id_col),
+            model_column: pick(model_col),
+            id_column: pick(id_col),
         };
         match request.to_mapping() {
             Err(message) => problem.set(Some(message)),

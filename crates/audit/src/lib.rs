@@ -8,7 +8,9 @@
 mod markdown;
 mod multi;
 mod recalibration;
+mod record;
 mod sections;
+pub mod summary;
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
@@ -18,6 +20,10 @@ use serde_json::{json, Map, Value};
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
+pub use record::{
+    options_json, parse_options, record_json_of, report_tables, verify, Check, Producer, Record,
+    Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
+};
 pub use sections::binned_metrics_json;
 
 /// The schema name written in every audit.

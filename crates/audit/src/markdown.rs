@@ -2,28 +2,37 @@
 //! `--markdown`): read from the `calibscope-audit/1` JSON, so it shows exactly the
 //! numbers of the JSON.
 
+use crate::summary::{self, fmt, lookup, Cell, Line, Table};
 use calibscope_core::binning::Binning;
 use serde_json::Value;
 use std::fmt::Write;
 
-/// A number for people: 4 significant digits, `undefined` for null.
-fn fmt(v: &Value) -> String {
-    match v.as_f64() {
-        None => "undefined".into(),
-        Some(0.0) => "0".into(),
-        Some(x) if x.abs() >= 1e5 || x.abs() < 1e-3 => format!("{x:.3e}"),
-        Some(x) => {
-            let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
-            format!("{x:.digits$}")
-        }
+/// One Markdown table row: the label, then each column's cells as text.
+fn row(out: &mut String, doc: &Value, line: &Line) {
+    let _ = write!(out, "| {} |", line.label);
+    for column in &line.columns {
+        let text: String = column
+            .iter()
+            .map(|c| match c {
+                Cell::Text(t) => t.clone(),
+                Cell::Num(path) => fmt(lookup(doc, path)),
+            })
+            .collect();
+        let _ = write!(out, " {text} |");
     }
+    out.push('\n');
 }
 
-fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
-    path.split('.').fold(v, |v, k| match k.parse::<usize>() {
-        Ok(i) if v.is_array() => &v[i],
-        _ => &v[k],
-    })
+fn table(out: &mut String, doc: &Value, t: &Table) {
+    let _ = writeln!(
+        out,
+        "| {} |\n|{}",
+        t.headers.join(" | "),
+        "---|".repeat(t.headers.len())
+    );
+    for line in &t.lines {
+        row(out, doc, line);
+    }
 }
 
 /// The summary of an audit, input-error or multi-model document.
@@ -52,116 +61,25 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
         input["n"],
         input["k"]
     );
-    let ms = m.to_string();
-    let conf = |b: &str, key: &str| fmt(get(doc, &format!("readings.confidence.{b}.{ms}.{key}")));
-    let rows: Vec<(String, String)> = vec![
-        ("accuracy".into(), fmt(get(doc, "binning_free.accuracy"))),
-        (
-            format!("ECE (top-label, {m} equal-width bins)"),
-            conf("width", "ece"),
-        ),
-        (
-            format!("ECE (top-label, {m} equal-mass bins)"),
-            conf("mass", "ece"),
-        ),
-        (
-            format!("MCE (top-label, {m} equal-width bins)"),
-            conf("width", "mce"),
-        ),
-        (
-            "Brier (top-label) = CAL + REF + RES".into(),
-            format!(
-                "{} = {} + {} + {}",
-                conf("width", "brier"),
-                conf("width", "cal"),
-                conf("width", "ref"),
-                conf("width", "res")
-            ),
-        ),
-        ("NLL".into(), fmt(get(doc, "binning_free.nll"))),
-        (
-            "AUC (macro one-vs-rest)".into(),
-            fmt(get(doc, "binning_free.auc_macro")),
-        ),
-        (
-            format!("LinCE^cw ({m} equal-mass bins)"),
-            fmt(get(doc, &format!("readings.classwise.mass.{ms}.lince_cw"))),
-        ),
-        (
-            format!("ConfCE^corr ({m} equal-mass bins)"),
-            conf("mass", "confce_corr"),
-        ),
-        (
-            "CSR ± σ".into(),
-            format!(
-                "{} ± {}",
-                fmt(get(doc, "beyond_ece.csr")),
-                fmt(get(doc, "beyond_ece.sigma_csr"))
-            ),
-        ),
-        (
-            "P_risk (overconfidence risk)".into(),
-            fmt(get(doc, "beyond_ece.p_risk")),
-        ),
-        (
-            "cwA (gain)".into(),
-            format!(
-                "{} ({})",
-                fmt(get(doc, "beyond_ece.cwa")),
-                fmt(get(doc, "beyond_ece.gain"))
-            ),
-        ),
-        (
-            "cwAUC".into(),
-            fmt(if get(doc, "cwauc.class1").is_null() {
-                get(doc, "cwauc.macro")
-            } else {
-                get(doc, "cwauc.class1")
-            }),
-        ),
-    ];
-    let _ = writeln!(out, "| metric | value |\n|---|---|");
-    for (name, value) in rows {
-        let _ = writeln!(out, "| {name} | {value} |");
-    }
-    if get(doc, "beyond_ece.p_risk")
-        .as_f64()
-        .is_some_and(|p| p > 0.95)
-    {
+    table(&mut out, doc, &summary::overview(doc, m));
+    if summary::overconfident(doc) {
         let _ = writeln!(
             out,
             "\n**Overconfidence risk**: P_risk > 0.95 — the wrong answers carry more confidence than a calibrated model's would."
         );
     }
-    let (title, lower, upper) = match binning {
-        Binning::Width => ("equal-width", "lower_edge", "upper_edge"),
-        Binning::Mass => ("equal-mass", "u_min", "u_max"),
-    };
-    let _ = writeln!(out, "\n## Reliability table (top-label, 10 {title} bins)\n");
-    let _ = writeln!(out, "| bin | forecasts | count | conf | acc | gap | 95% interval |\n|---|---|---|---|---|---|---|");
-    let table = format!("reliability.confidence.{}_10", binning.name());
-    for row in get(doc, &table).as_array().into_iter().flatten() {
-        let _ = writeln!(
-            out,
-            "| {} | {} – {} | {} | {} | {} | {} | [{}, {}] |",
-            row["bin"],
-            fmt(&row[lower]),
-            fmt(&row[upper]),
-            row["n"],
-            fmt(&row["conf"]),
-            fmt(&row["acc"]),
-            fmt(&row["gap"]),
-            fmt(&row["cp_lower"]),
-            fmt(&row["cp_upper"])
-        );
-    }
-    if let Some(recal) = doc.get("recalibration") {
-        recalibration(&mut out, recal);
+    let path = format!("reliability.confidence.{}_10", binning.name());
+    let t = summary::reliability(doc, &[], &path, binning);
+    let _ = writeln!(out, "\n## {}\n", t.title);
+    table(&mut out, doc, &t);
+    if doc.get("recalibration").is_some() {
+        recalibration(&mut out, doc);
     }
     out
 }
 
-fn recalibration(out: &mut String, recal: &Value) {
+fn recalibration(out: &mut String, recal_doc: &Value) {
+    let recal = &recal_doc["recalibration"];
     let split = &recal["split"];
     let _ = writeln!(
         out,
@@ -177,30 +95,7 @@ fn recalibration(out: &mut String, recal: &Value) {
             recal["temperature"]["verdict"].as_str().unwrap_or("")
         );
     }
-    let columns = [
-        ("before", &recal["before"]),
-        ("temperature", &recal["temperature"]["after"]),
-        ("Platt", &recal["platt"]["after"]),
-        ("isotonic", &recal["isotonic"]["after"]),
-    ];
-    let _ = writeln!(
-        out,
-        "| metric | before | temperature | Platt | isotonic |\n|---|---|---|---|---|"
-    );
-    for key in [
-        "accuracy",
-        "ece_conf_width_15",
-        "nll",
-        "brier_multiclass",
-        "confce_corr_mass_15",
-        "lince_cw_mass_15",
-        "csr",
-        "p_risk",
-        "cwa",
-    ] {
-        let cells: Vec<String> = columns.iter().map(|(_, c)| fmt(&c[key])).collect();
-        let _ = writeln!(out, "| {key} | {} |", cells.join(" | "));
-    }
+    table(out, recal_doc, &summary::recalibration(&[]));
     for w in recal["warnings"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "\n**Warning**: {}", w.as_str().unwrap_or(""));
     }
@@ -215,32 +110,6 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
         input["models"].as_array().map_or(0, Vec::len),
         input["n"]
     );
-    let _ = writeln!(
-        out,
-        "| model | accuracy | NLL | Brier | ConfECE (width, {m}) | ConfCE^corr (mass, {m}) | LinCE^cw (mass, {m}) | CSR | P_risk | cwA |\n|---|---|---|---|---|---|---|---|---|---|"
-    );
-    for name in input["models"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        let model = &doc["models"][name];
-        let bf = &model["binning_free"];
-        let metric = |key: &str, b: &str| fmt(&model["metrics"][key][b][m.to_string()]);
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            fmt(&bf["accuracy"]),
-            fmt(&bf["nll"]),
-            fmt(&bf["brier_multiclass"]),
-            metric("confece", "width"),
-            metric("confce_corr", "mass"),
-            metric("lince_cw", "mass"),
-            fmt(&bf["csr"]),
-            fmt(&bf["p_risk"]),
-            fmt(&bf["cwa"])
-        );
-    }
+    table(&mut out, doc, &summary::models(doc, m));
     out
 }

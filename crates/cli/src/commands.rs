@@ -2,15 +2,17 @@
 //! calibscope-core and prints through calibscope-audit; nothing is computed here.
 
 use crate::{AuditArgs, BinningArg, FlipsArgs, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
-use calibscope_audit::{audit_document, markdown, sweep_json, AuditOptions, RecalibrationSettings};
+use calibscope_audit::{
+    audit_document, markdown, parse_options, sweep_json, AuditOptions, RecalibrationSettings,
+};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
 use calibscope_core::synth::{self, Distribution, Mode};
-use calibscope_io::{Dataset, Ids, MappingRequest, Options, ParseErrors};
-
+use calibscope_io::{Dataset, Ids, Options, ParseErrors};
+use calibscope_share::MappingState;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,41 +31,38 @@ fn io_failure(what: &str, e: std::io::Error) -> Failure {
 }
 
 impl Mapping {
-    /// The mapping flags as the request the web app's mapping panel also makes.
-    fn request(&self) -> MappingRequest {
-        MappingRequest {
-            delimiter: self.delimiter.clone(),
+    /// The mapping as the record and the links write it.
+    pub(crate) fn state(&self) -> MappingState {
+        let source = match (self.logits, self.probs) {
+            (true, _) => Some("logits".to_string()),
+            (_, true) => Some("probs".to_string()),
+            _ => None,
+        };
+        MappingState {
             label: self.label.clone(),
-            source: match (self.logits, self.probs) {
-                (true, _) => Some("logits".into()),
-                (_, true) => Some("probs".into()),
-                _ => None,
-            },
             scores: self.scores.clone(),
             top_label: self.top_label.clone(),
+            source,
+            delimiter: self.delimiter.clone(),
+            model_column: self.model_column.clone(),
+            id_column: self.id_column.clone(),
             class_names: self.class_names.clone(),
-            model: self.model_column.clone(),
-            id: self.id_column.clone(),
         }
     }
 
     fn options(&self) -> Result<Options, Failure> {
-        let mapping = self
-            .request()
-            .to_mapping()
-            .map_err(|e| Failure::Usage(format!("calibscope: {e}")))?;
+        let options = parse_options(&self.state()).map_err(Failure::Usage)?;
         Ok(Options {
-            mapping,
             max_file_bytes: self.max_file_size.unwrap_or(u64::MAX),
             max_cells: self.max_cells.unwrap_or(u64::MAX),
-            ..Options::default()
+            ..options
         })
     }
 }
 
 /// Reads the inputs: files through calibscope-io (NumPy pairs grouped, several
 /// files combined into a multi-model set), `-` from standard input.
-fn read(files: &[PathBuf], options: &Options) -> Result<Dataset, ParseErrors> {
+pub(crate) fn read(files: &[PathBuf], options: &Options) -> Result<Dataset, ParseErrors> {
     if files.len() == 1 && files[0] == Path::new("-") {
         let mut parser = calibscope_io::Parser::new("stdin", options.clone());
         let mut buf = vec![0u8; 8 << 20];
@@ -111,7 +110,7 @@ fn check_bins(bins: &[usize]) -> Outcome {
     Ok(())
 }
 
-fn write_stdout(text: &str) -> Outcome {
+pub(crate) fn write_stdout(text: &str) -> Outcome {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
@@ -126,6 +125,11 @@ pub fn audit(args: AuditArgs) -> Outcome {
         ));
     }
     let options = args.mapping.options()?;
+    if args.exports() && args.files.iter().any(|f| f == Path::new("-")) {
+        return Err(Failure::Usage(
+            "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),
+        ));
+    }
     let parsed = read(&args.files, &options);
     let audit_options = AuditOptions {
         m_values: args.bins.clone(),
@@ -137,10 +141,15 @@ pub fn audit(args: AuditArgs) -> Outcome {
     };
     let name = args.files[0].display().to_string();
     let doc = audit_document(&parsed, &name, &audit_options);
+    let quiet = args.exports() && !args.markdown;
+    if let (Ok(dataset), true) = (&parsed, args.exports()) {
+        let record = crate::share::record(&args, audit_options, doc.clone(), dataset)?;
+        crate::share::write_exports(&args, &record.to_json())?;
+    }
     if args.json {
         let text = serde_json::to_string_pretty(&doc).expect("JSON of a Value");
         write_stdout(&(text + "\n"))?;
-    } else if parsed.is_ok() {
+    } else if parsed.is_ok() && !quiet {
         write_stdout(&markdown(&doc, args.bins[0], binning(args.binning)))?;
     }
     match &parsed {

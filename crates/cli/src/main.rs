@@ -5,6 +5,7 @@
 //! input-error document on stdout), 2 usage error.
 
 mod commands;
+mod share;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -31,6 +32,12 @@ enum Command {
     Flips(FlipsArgs),
     /// Write a synthetic prediction file (METRICS.md §7 generators).
     Synth(SynthArgs),
+    /// Recompute an audit record (`audit --record`) from its data files and compare
+    /// every value: ✓ identical, ✗ differs or missing (exit code 1).
+    Verify(VerifyArgs),
+    /// Read or write a permalink fragment (`#a1=…`): print the view a link holds as
+    /// JSON, or the link of a view (JSON) or of a record's settings.
+    Link(LinkArgs),
 }
 
 /// How to read the input's columns (every flag overrides detection).
@@ -103,6 +110,20 @@ struct AuditArgs {
     /// Skip the recalibration section.
     #[arg(long)]
     no_recalibration: bool,
+    /// Also write the calibscope-record/1 audit record (file fingerprints, settings,
+    /// every number) to FILE; `calibscope verify` re-checks it.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE (no script, no external request).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Also write every table as CSV into DIR (created when missing): the overview,
+    /// the reliability tables, the recalibration ledger, every number (numbers.csv).
+    #[arg(long, value_name = "DIR")]
+    csv: Option<PathBuf>,
+    /// Also write the report's charts as SVG files into DIR (created when missing).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
     /// Seed of the stratified calibration/evaluation split.
     #[arg(long, default_value_t = 0)]
     split_seed: u64,
@@ -111,6 +132,33 @@ struct AuditArgs {
     cal_fraction: f64,
     #[command(flatten)]
     mapping: Mapping,
+}
+
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    /// The record (calibscope-record/1 JSON), or an HTML report holding one.
+    record: PathBuf,
+    /// The data files the record was made from, in the same order.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print only the values that differ (and the summary).
+    #[arg(long)]
+    failures_only: bool,
+}
+
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+struct LinkArgs {
+    /// A link or its fragment (`https://…/#a1=…`, `#a1=…` or `a1=…`): print its view.
+    fragment: Option<String>,
+    /// A view as JSON (fields as in the link; missing ones take their defaults):
+    /// print its fragment.
+    #[arg(long, value_name = "FILE")]
+    from_json: Option<PathBuf>,
+    /// A record (calibscope-record/1, or an HTML report): print the fragment of its
+    /// settings, which names its input files by name, size and SHA-256.
+    #[arg(long, value_name = "FILE")]
+    from_record: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
@@ -198,6 +246,8 @@ fn main() -> ExitCode {
         Command::Recalibrate(a) => commands::recalibrate(a),
         Command::Flips(a) => commands::flips(a),
         Command::Synth(a) => commands::synth(a),
+        Command::Verify(a) => share::verify_command(a),
+        Command::Link(a) => share::link_command(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

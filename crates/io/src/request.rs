@@ -1,7 +1,7 @@
-//! A column mapping as a person writes it: the CLI's mapping flags and the web
-//! app's mapping panel both produce a [`MappingRequest`] (strings and lists, empty
-//! = detect), and both turn it into a [`ColumnMapping`] here, with the same checks
-//! and the same messages.
+//! A column mapping as a person writes it: the CLI's mapping flags, the web app's
+//! mapping panel, share links and audit records all hold a [`MappingRequest`]
+//! (strings and lists, empty = detect), and all turn it into a [`ColumnMapping`]
+//! here, with the same checks and the same messages.
 
 use crate::mapping::{ColumnMapping, Pick, ScoreColumns};
 use calibscope_core::Source;
@@ -32,10 +32,10 @@ pub struct MappingRequest {
     /// The model column of a long-format table; `none` (or an empty name): the file
     /// holds one model.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
-    pub model: Option<String>,
+    pub model_column: Option<String>,
     /// The sample id column; `none` (or an empty name): no id column.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
-    pub id: Option<String>,
+    pub id_column: Option<String>,
 }
 
 fn pick(v: &Option<String>) -> Pick {
@@ -108,8 +108,8 @@ impl MappingRequest {
             scores,
             source,
             class_names: (!class_names.is_empty()).then_some(class_names),
-            model: pick(&self.model),
-            id: pick(&self.id),
+            model: pick(&self.model_column),
+            id: pick(&self.id_column),
         })
     }
 }
@@ -135,8 +135,8 @@ mod tests {
             source: Some("logits".into()),
             scores: vec!["a".into(), " b".into(), "".into()],
             class_names: vec!["cat".into(), "dog".into()],
-            model: Some("none".into()),
-            id: Some("row".into()),
+            model_column: Some("none".into()),
+            id_column: Some("row".into()),
             ..req()
         };
         let m = r.to_mapping().unwrap();

@@ -1,0 +1,298 @@
+//! The audit record `calibscope-record/1`: what was audited (file fingerprints),
+//! how (parse options, column mapping, every setting) and every number (the
+//! `calibscope-audit/1` documents and any view tables), so that anyone holding the
+//! same files can recompute it and [`verify`] the numbers one by one.
+//!
+//! ```json
+//! {"schema": "calibscope-record/1",
+//!  "producer": {"name": "calibscope-cli", "version": "0.1.0", "build": "…"},
+//!  "inputs": [{"name": "preds.csv", "size": 1234, "sha256": "3fa2…"}],
+//!  "mapping": {…}, "options": {"m_values": [15], "recalibration": {"seed": 0, "fraction": 0.5}, "roc_max_n": 300},
+//!  "settings": {… the full view state …},
+//!  "audits": [{… calibscope-audit/1 …}], "tables": {"name": …}}
+//! ```
+
+use crate::{AuditOptions, RecalibrationSettings};
+use calibscope_core::binning::{Binning, SortedReading};
+use calibscope_core::reading;
+use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
+use calibscope_core::PredictionSet;
+use calibscope_io::Options;
+use calibscope_share::{FileRef, MappingState, ViewState};
+use serde_json::{json, Map, Value};
+
+/// The schema name written in every record.
+pub const RECORD_SCHEMA: &str = "calibscope-record/1";
+
+/// Who wrote a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Producer {
+    /// `calibscope-cli` or `calibscope-app`.
+    pub name: String,
+    pub version: String,
+    /// The build id (a commit or a build stamp; `dev` when unknown).
+    pub build: String,
+}
+
+/// Everything a record holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub producer: Producer,
+    /// The input files' fingerprints, in the order they were read.
+    pub inputs: Vec<FileRef>,
+    /// The settings of the view (its `mapping` is the column mapping used).
+    pub settings: ViewState,
+    /// The options of the audit documents.
+    pub options: AuditOptions,
+    /// The `calibscope-audit/1` documents.
+    pub audits: Vec<Value>,
+    /// Further tables of the view (name → JSON), e.g. a ranking-flips sweep.
+    pub tables: Map<String, Value>,
+}
+
+/// The options as JSON.
+pub fn options_json(o: &AuditOptions) -> Value {
+    json!({
+        "m_values": o.m_values,
+        "recalibration": o.recalibration.as_ref().map(|r| json!({"seed": r.seed, "fraction": r.fraction})),
+        "roc_max_n": o.roc_max_n,
+    })
+}
+
+fn options_of(v: &Value) -> Result<AuditOptions, String> {
+    let m_values = serde_json::from_value::<Vec<usize>>(v["m_values"].clone())
+        .map_err(|e| format!("options.m_values: {e}"))?;
+    let recalibration = match &v["recalibration"] {
+        Value::Null => None,
+        r => Some(RecalibrationSettings {
+            seed: r["seed"]
+                .as_u64()
+                .ok_or("options.recalibration.seed must be an integer")?,
+            fraction: r["fraction"]
+                .as_f64()
+                .ok_or("options.recalibration.fraction must be a number")?,
+        }),
+    };
+    let roc_max_n = v["roc_max_n"]
+        .as_u64()
+        .ok_or("options.roc_max_n must be an integer")? as usize;
+    Ok(AuditOptions {
+        m_values,
+        recalibration,
+        roc_max_n,
+    })
+}
+
+impl Record {
+    /// The record as `calibscope-record/1` JSON.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "schema": RECORD_SCHEMA,
+            "producer": {
+                "name": self.producer.name,
+                "version": self.producer.version,
+                "build": self.producer.build,
+            },
+            "inputs": self.inputs,
+            "mapping": self.settings.mapping,
+            "options": options_json(&self.options),
+            "settings": self.settings,
+            "audits": self.audits,
+            "tables": self.tables,
+        })
+    }
+
+    /// Reads a record, or says why it is not one.
+    pub fn from_json(v: &Value) -> Result<Record, String> {
+        match v["schema"].as_str() {
+            Some(RECORD_SCHEMA) => {}
+            Some(other) => {
+                return Err(format!(
+                    "the record has schema {other}; this calibscope reads {RECORD_SCHEMA}"
+                ))
+            }
+            None => return Err(format!("not a {RECORD_SCHEMA} document (no schema)")),
+        }
+        let p = &v["producer"];
+        let text = |x: &Value| x.as_str().unwrap_or("").to_string();
+        Ok(Record {
+            producer: Producer {
+                name: text(&p["name"]),
+                version: text(&p["version"]),
+                build: text(&p["build"]),
+            },
+            inputs: field(v, "inputs")?,
+            settings: field(v, "settings")?,
+            options: options_of(&v["options"])?,
+            audits: field(v, "audits")?,
+            tables: match &v["tables"] {
+                Value::Null => Map::new(),
+                _ => field(v, "tables")?,
+            },
+        })
+    }
+}
+
+fn field<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Result<T, String> {
+    serde_json::from_value(v[key].clone()).map_err(|e| format!("record {key}: {e}"))
+}
+
+/// The id of the element of an HTML report that holds its record.
+pub const RECORD_ELEMENT_ID: &str = "calibscope-record";
+
+/// The record JSON of a dropped or given document: a record itself, or an HTML
+/// report holding one in `<script type="application/json" id="calibscope-record">`.
+pub fn record_json_of(text: &str) -> Result<Value, String> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let json = if trimmed.starts_with('{') {
+        trimmed
+    } else {
+        let open = format!("id=\"{RECORD_ELEMENT_ID}\">");
+        let start = text
+            .find(&open)
+            .map(|i| i + open.len())
+            .ok_or("neither a calibscope record (JSON) nor a calibscope HTML report holding one")?;
+        let end = text[start..]
+            .find("</script>")
+            .ok_or("the report's record element is not closed")?;
+        &text[start..start + end]
+    };
+    serde_json::from_str(json).map_err(|e| format!("the record is not valid JSON: {e}"))
+}
+
+/// The parser options of a column mapping, or why the mapping is impossible.
+pub fn parse_options(m: &MappingState) -> Result<Options, String> {
+    Ok(Options {
+        mapping: m.to_mapping()?,
+        ..Options::default()
+    })
+}
+
+/// The outcome of one compared value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// The same value (numbers: the same `f64`, bit for bit as JSON writes it).
+    Identical { value: Value },
+    /// Different values: the recorded one and the recomputed one.
+    Differs { recorded: Value, recomputed: Value },
+    /// The value exists in the record only (`in_record`) or in the recomputation only.
+    Missing { in_record: bool, value: Value },
+}
+
+/// One compared value, by its path (`audits.0.binning_free.accuracy`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub path: String,
+    pub status: Status,
+}
+
+impl Check {
+    pub fn ok(&self) -> bool {
+        matches!(self.status, Status::Identical { .. })
+    }
+}
+
+/// Keys that name things rather than measure them (a file's path may differ between
+/// machines; its fingerprint is checked under `inputs`).
+const NAMES: [&str; 2] = ["file", "files"];
+
+fn walk(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Check>) {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                if path.starts_with("audits.") && NAMES.contains(&k.as_str()) {
+                    continue;
+                }
+                walk(&join(k), x.get(k), y.get(k), out);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) => {
+            for i in 0..x.len().max(y.len()) {
+                walk(&join(&i.to_string()), x.get(i), y.get(i), out);
+            }
+        }
+        (Some(x), Some(y)) => out.push(Check {
+            path: path.to_string(),
+            status: if x == y {
+                Status::Identical { value: x.clone() }
+            } else {
+                Status::Differs {
+                    recorded: x.clone(),
+                    recomputed: y.clone(),
+                }
+            },
+        }),
+        (Some(x), None) | (None, Some(x)) => out.push(Check {
+            path: path.to_string(),
+            status: Status::Missing {
+                in_record: a.is_some(),
+                value: x.clone(),
+            },
+        }),
+        (None, None) => {}
+    }
+}
+
+/// Compares a record with its recomputation, value by value: the input fingerprints
+/// (size and SHA-256), every value of the audit documents (file names aside) and of
+/// the view tables. Producer, settings and options are what the recomputation was
+/// made with, so they are not compared.
+pub fn verify(record: &Value, recomputed: &Value) -> Vec<Check> {
+    let mut out = Vec::new();
+    let empty = Vec::new();
+    let inputs = |v: &Value| v["inputs"].as_array().unwrap_or(&empty).clone();
+    let (ra, rb) = (inputs(record), inputs(recomputed));
+    for i in 0..ra.len().max(rb.len()) {
+        for key in ["size", "sha256"] {
+            let (a, b) = (ra.get(i).map(|v| &v[key]), rb.get(i).map(|v| &v[key]));
+            walk(&format!("inputs.{i}.{key}"), a, b, &mut out);
+        }
+    }
+    for key in ["audits", "tables"] {
+        walk(key, record.get(key), recomputed.get(key), &mut out);
+    }
+    out
+}
+
+/// The tables a report draws beyond the audit document: the reliability table of
+/// the confidence reading at `m` bins, equal-width and equal-mass, under the app's
+/// `data-metric` paths (`reliability.confidence.width_15`; `models.<name>.` first
+/// when there are several models).
+pub fn report_tables(models: &[(String, PredictionSet)], m: usize) -> Map<String, Value> {
+    let one = |set: &PredictionSet| {
+        let sorted = SortedReading::new(&reading::top_labels(set).pairs());
+        let mut conf = Map::new();
+        for binning in [Binning::Width, Binning::Mass] {
+            let rows = reliability_table(&sorted, binning, m, DEFAULT_ALPHA);
+            conf.insert(
+                format!("{}_{m}", binning.name()),
+                crate::sections::reliability_rows(binning, &rows),
+            );
+        }
+        json!({"confidence": conf})
+    };
+    let mut out = Map::new();
+    match models {
+        [(_, set)] => {
+            out.insert("reliability".into(), one(set));
+        }
+        many => {
+            let per: Map<String, Value> = many
+                .iter()
+                .map(|(name, set)| (name.clone(), json!({"reliability": one(set)})))
+                .collect();
+            out.insert("models".into(), Value::Object(per));
+        }
+    }
+    out
+}

@@ -1,0 +1,313 @@
+//! The summary's tables, defined once as paths into the `calibscope-audit/1`
+//! document: the Markdown summary prints them as text, the HTML report as numbers
+//! carrying their `data-metric` path and full-precision `data-value`.
+
+use calibscope_core::binning::Binning;
+use serde_json::Value;
+
+/// A piece of a table cell: fixed text, or the number at a path of the document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Text(String),
+    /// The path's segments (model names may hold dots).
+    Num(Vec<String>),
+}
+
+impl Cell {
+    /// The number at a dotted path.
+    pub fn num(path: &str) -> Cell {
+        Cell::Num(path.split('.').map(String::from).collect())
+    }
+    /// The number at a dotted path under `prefix` (segments kept whole).
+    pub fn num_in(prefix: &[&str], path: &str) -> Cell {
+        let mut p: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        p.extend(path.split('.').map(String::from));
+        Cell::Num(p)
+    }
+    pub fn text(t: &str) -> Cell {
+        Cell::Text(t.to_string())
+    }
+}
+
+/// A table row: its label and its columns, each made of cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub columns: Vec<Vec<Cell>>,
+}
+
+/// A table: a title, its column headers (the label column's first) and rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub title: String,
+    pub headers: Vec<String>,
+    pub lines: Vec<Line>,
+}
+
+/// The value at a path of segments (`Null` when absent).
+pub fn lookup<'a>(doc: &'a Value, path: &[String]) -> &'a Value {
+    path.iter().fold(doc, |v, k| match (v, k.parse::<usize>()) {
+        (Value::Array(a), Ok(i)) => a.get(i).unwrap_or(&Value::Null),
+        _ => v.get(k.as_str()).unwrap_or(&Value::Null),
+    })
+}
+
+/// A number for people: integers (counts) as they are, others to 4 significant
+/// digits, `undefined` for null.
+pub fn fmt(v: &Value) -> String {
+    if v.is_u64() || v.is_i64() {
+        return v.to_string();
+    }
+    match v.as_f64() {
+        None => "undefined".into(),
+        Some(0.0) => "0".into(),
+        Some(x) if x.abs() >= 1e5 || x.abs() < 1e-3 => format!("{x:.3e}"),
+        Some(x) => {
+            let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+            format!("{x:.digits$}")
+        }
+    }
+}
+
+fn line(label: impl Into<String>, cells: Vec<Cell>) -> Line {
+    Line {
+        label: label.into(),
+        columns: vec![cells],
+    }
+}
+
+/// The overview of a single-model audit at `m` bins.
+pub fn overview(doc: &Value, m: usize) -> Table {
+    use Cell as C;
+    let conf = |b: &str, key: &str| C::num(&format!("readings.confidence.{b}.{m}.{key}"));
+    let cwauc = if doc["cwauc"]["class1"].is_null() {
+        "cwauc.macro"
+    } else {
+        "cwauc.class1"
+    };
+    let lines = vec![
+        line("accuracy", vec![C::num("binning_free.accuracy")]),
+        line(
+            format!("ECE (top-label, {m} equal-width bins)"),
+            vec![conf("width", "ece")],
+        ),
+        line(
+            format!("ECE (top-label, {m} equal-mass bins)"),
+            vec![conf("mass", "ece")],
+        ),
+        line(
+            format!("MCE (top-label, {m} equal-width bins)"),
+            vec![conf("width", "mce")],
+        ),
+        line(
+            "Brier (top-label) = CAL + REF + RES",
+            vec![
+                conf("width", "brier"),
+                C::text(" = "),
+                conf("width", "cal"),
+                C::text(" + "),
+                conf("width", "ref"),
+                C::text(" + "),
+                conf("width", "res"),
+            ],
+        ),
+        line("NLL", vec![C::num("binning_free.nll")]),
+        line(
+            "AUC (macro one-vs-rest)",
+            vec![C::num("binning_free.auc_macro")],
+        ),
+        line(
+            format!("LinCE^cw ({m} equal-mass bins)"),
+            vec![C::num(&format!("readings.classwise.mass.{m}.lince_cw"))],
+        ),
+        line(
+            format!("ConfCE^corr ({m} equal-mass bins)"),
+            vec![conf("mass", "confce_corr")],
+        ),
+        line(
+            "CSR ± σ",
+            vec![
+                C::num("beyond_ece.csr"),
+                C::text(" ± "),
+                C::num("beyond_ece.sigma_csr"),
+            ],
+        ),
+        line(
+            "P_risk (overconfidence risk)",
+            vec![C::num("beyond_ece.p_risk")],
+        ),
+        line(
+            "cwA (gain)",
+            vec![
+                C::num("beyond_ece.cwa"),
+                C::text(" ("),
+                C::num("beyond_ece.gain"),
+                C::text(")"),
+            ],
+        ),
+        line("cwAUC", vec![C::num(cwauc)]),
+    ];
+    Table {
+        title: String::new(),
+        headers: vec!["metric".into(), "value".into()],
+        lines,
+    }
+}
+
+/// Whether the document flags overconfidence (P_risk > 0.95).
+pub fn overconfident(doc: &Value) -> bool {
+    doc["beyond_ece"]["p_risk"]
+        .as_f64()
+        .is_some_and(|p| p > 0.95)
+}
+
+/// The reliability table at `path` (e.g. `reliability.confidence.width_10`) of `doc`.
+pub fn reliability(doc: &Value, prefix: &[&str], path: &str, binning: Binning) -> Table {
+    let (lower, upper) = match binning {
+        Binning::Width => ("lower_edge", "upper_edge"),
+        Binning::Mass => ("u_min", "u_max"),
+    };
+    let mut base: Vec<&str> = prefix.to_vec();
+    base.extend(path.split('.'));
+    let rows = lookup(doc, &base.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let lines = rows
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, row)| {
+            let at = |key: &str| Cell::num_in(&base, &format!("{i}.{key}"));
+            Line {
+                label: row["bin"].to_string(),
+                columns: vec![
+                    vec![at(lower), Cell::text(" – "), at(upper)],
+                    vec![at("n")],
+                    vec![at("conf")],
+                    vec![at("acc")],
+                    vec![at("gap")],
+                    vec![
+                        Cell::text("["),
+                        at("cp_lower"),
+                        Cell::text(", "),
+                        at("cp_upper"),
+                        Cell::text("]"),
+                    ],
+                ],
+            }
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Reliability table (top-label, {} {} bins)",
+            path.rsplit('_').next().unwrap_or(""),
+            match binning {
+                Binning::Width => "equal-width",
+                Binning::Mass => "equal-mass",
+            }
+        ),
+        headers: [
+            "bin",
+            "forecasts",
+            "count",
+            "conf",
+            "acc",
+            "gap",
+            "95% interval",
+        ]
+        .map(String::from)
+        .to_vec(),
+        lines,
+    }
+}
+
+/// The recalibration ledger: before and after each method, on the evaluation split.
+pub fn recalibration(prefix: &[&str]) -> Table {
+    let columns = [
+        "recalibration.before",
+        "recalibration.temperature.after",
+        "recalibration.platt.after",
+        "recalibration.isotonic.after",
+    ];
+    let lines = [
+        "accuracy",
+        "ece_conf_width_15",
+        "nll",
+        "brier_multiclass",
+        "confce_corr_mass_15",
+        "lince_cw_mass_15",
+        "csr",
+        "p_risk",
+        "cwa",
+    ]
+    .iter()
+    .map(|key| Line {
+        label: key.to_string(),
+        columns: columns
+            .iter()
+            .map(|c| vec![Cell::num_in(prefix, &format!("{c}.{key}"))])
+            .collect(),
+    })
+    .collect();
+    Table {
+        title: "Before and after each method, on the evaluation split".into(),
+        headers: ["metric", "before", "temperature", "Platt", "isotonic"]
+            .map(String::from)
+            .to_vec(),
+        lines,
+    }
+}
+
+/// The models of a multi-model document, in input order.
+pub fn model_names(doc: &Value) -> Vec<String> {
+    doc["input"]["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(String::from)
+        .collect()
+}
+
+/// One row per model of a multi-model document at `m` bins.
+pub fn models(doc: &Value, m: usize) -> Table {
+    let lines = model_names(doc)
+        .iter()
+        .map(|name| {
+            let model = ["models", name.as_str()];
+            let bf = |key: &str| vec![Cell::num_in(&model, &format!("binning_free.{key}"))];
+            let metric =
+                |key: &str, b: &str| vec![Cell::num_in(&model, &format!("metrics.{key}.{b}.{m}"))];
+            Line {
+                label: name.clone(),
+                columns: vec![
+                    bf("accuracy"),
+                    bf("nll"),
+                    bf("brier_multiclass"),
+                    metric("confece", "width"),
+                    metric("confce_corr", "mass"),
+                    metric("lince_cw", "mass"),
+                    bf("csr"),
+                    bf("p_risk"),
+                    bf("cwa"),
+                ],
+            }
+        })
+        .collect();
+    let headers = [
+        "model".to_string(),
+        "accuracy".into(),
+        "NLL".into(),
+        "Brier".into(),
+        format!("ConfECE (width, {m})"),
+        format!("ConfCE^corr (mass, {m})"),
+        format!("LinCE^cw (mass, {m})"),
+        "CSR".into(),
+        "P_risk".into(),
+        "cwA".into(),
+    ];
+    Table {
+        title: String::new(),
+        headers: headers.to_vec(),
+        lines,
+    }
+}

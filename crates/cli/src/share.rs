@@ -1,0 +1,256 @@
+//! Sharing an audit: the record (`audit --record`), its verification (`verify`) and
+//! the self-contained HTML report (`audit --html`).
+
+use crate::commands::{read, Failure};
+use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
+use calibscope_audit::{
+    audit_document, parse_options, record_json_of, report_tables, verify, Producer, Record, Status,
+};
+use calibscope_io::Dataset;
+use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The bin count of the report's reliability diagrams and tables.
+const REPORT_M: usize = 15;
+
+/// Who writes the CLI's records.
+fn producer() -> Producer {
+    Producer {
+        name: "calibscope-cli".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        build: option_env!("CALIBSCOPE_BUILD").unwrap_or("dev").into(),
+    }
+}
+
+/// Name, size and SHA-256 of each file (read in 1 MiB slices).
+pub fn fingerprints(files: &[PathBuf]) -> Result<Vec<FileRef>, Failure> {
+    files
+        .iter()
+        .map(|path| {
+            if path == Path::new("-") {
+                return Err(Failure::Usage(
+                    "standard input cannot be fingerprinted; give the data files".into(),
+                ));
+            }
+            let fail =
+                |e: std::io::Error| Failure::Input(format!("calibscope: {}: {e}", path.display()));
+            let mut file = std::fs::File::open(path).map_err(fail)?;
+            let mut hasher = Sha256Hasher::new();
+            let mut buf = vec![0u8; 1 << 20];
+            let mut size = 0u64;
+            loop {
+                let n = file.read(&mut buf).map_err(fail)?;
+                if n == 0 {
+                    break;
+                }
+                size += n as u64;
+                hasher.update(&buf[..n]);
+            }
+            Ok(FileRef {
+                name: path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                ),
+                size,
+                sha256: hasher.finish_hex(),
+            })
+        })
+        .collect()
+}
+
+/// The record of an audit run by the CLI.
+pub fn record(
+    args: &AuditArgs,
+    options: calibscope_audit::AuditOptions,
+    doc: Value,
+    dataset: &Dataset,
+) -> Result<Record, Failure> {
+    let inputs = fingerprints(&args.files)?;
+    let settings = ViewState {
+        binning: match args.binning {
+            BinningArg::Width => BinningId::Width,
+            BinningArg::Mass => BinningId::Mass,
+        },
+        m: args.bins[0],
+        split_seed: args.split_seed,
+        cal_fraction: args.cal_fraction,
+        data: DataSource::Files {
+            files: inputs.clone(),
+        },
+        mapping: args.mapping.state(),
+        ..ViewState::default()
+    };
+    Ok(Record {
+        producer: producer(),
+        inputs,
+        settings,
+        options,
+        audits: vec![doc],
+        tables: report_tables(&dataset.models, REPORT_M),
+    })
+}
+
+impl AuditArgs {
+    /// Whether the audit writes a record, report, CSV or SVG files.
+    pub fn exports(&self) -> bool {
+        self.record.is_some() || self.html.is_some() || self.csv.is_some() || self.svg.is_some()
+    }
+}
+
+/// Writes what `--record`, `--html`, `--csv` and `--svg` ask for.
+pub fn write_exports(args: &AuditArgs, record: &Value) -> Result<(), Failure> {
+    if let Some(path) = &args.record {
+        let text = serde_json::to_string_pretty(record).expect("JSON of a Value");
+        write_file(path, &(text + "\n"))?;
+    }
+    if let Some(path) = &args.html {
+        write_file(path, &calibscope_report::html_report(record))?;
+    }
+    let dirs = [
+        (
+            &args.csv,
+            calibscope_report::csv_files as fn(&Value) -> Vec<(String, String)>,
+        ),
+        (&args.svg, calibscope_report::svg_files),
+    ];
+    for (dir, files) in dirs {
+        let Some(dir) = dir else { continue };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", dir.display())))?;
+        for (name, text) in files(record) {
+            write_file(&dir.join(name), &text)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// `calibscope verify RECORD FILES...`: recomputes the record from the files and
+/// prints ✓ / ✗ per value; exit code 1 when anything differs.
+pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(&args.record)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
+    let recorded = record_json_of(&text)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
+    let record = Record::from_json(&recorded)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
+    let options = parse_options(&record.settings.mapping).map_err(Failure::Input)?;
+    let parsed = read(&args.files, &options);
+    let name = args.files[0].display().to_string();
+    let doc = audit_document(&parsed, &name, &record.options);
+    let recomputed = Record {
+        producer: producer(),
+        inputs: fingerprints(&args.files)?,
+        audits: vec![doc],
+        tables: parsed
+            .as_ref()
+            .map(|d| report_tables(&d.models, REPORT_M))
+            .unwrap_or_default(),
+        ..record.clone()
+    };
+    let recomputed = recomputed.to_json();
+    // tables of app views the CLI does not compute are named, not compared
+    let mut compared = recorded.clone();
+    let mut out = String::new();
+    if let Some(tables) = compared["tables"].as_object_mut() {
+        tables.retain(|key, _| {
+            let known = recomputed["tables"].get(key).is_some();
+            if !known {
+                out.push_str(&format!("· tables.{key}: not recomputed by the CLI\n"));
+            }
+            known
+        });
+    }
+    let checks = verify(&compared, &recomputed);
+    let failed = checks.iter().filter(|c| !c.ok()).count();
+    for c in &checks {
+        let line = match &c.status {
+            Status::Identical { .. } if args.failures_only => continue,
+            Status::Identical { value } => format!("✓ {} = {}\n", c.path, short(value)),
+            Status::Differs {
+                recorded,
+                recomputed,
+            } => format!(
+                "✗ {}: recorded {}, recomputed {}\n",
+                c.path,
+                short(recorded),
+                short(recomputed)
+            ),
+            Status::Missing {
+                in_record: true,
+                value,
+            } => {
+                format!("✗ {}: recorded {}, not recomputed\n", c.path, short(value))
+            }
+            Status::Missing { value, .. } => {
+                format!(
+                    "✗ {}: recomputed {}, not in the record\n",
+                    c.path,
+                    short(value)
+                )
+            }
+        };
+        out.push_str(&line);
+    }
+    out.push_str(&format!(
+        "{} values compared: {} identical, {failed} differ or are missing (record by {} {} build {})\n",
+        checks.len(),
+        checks.len() - failed,
+        record.producer.name,
+        record.producer.version,
+        record.producer.build
+    ));
+    crate::commands::write_stdout(&out)?;
+    if failed > 0 {
+        return Err(Failure::Input(format!(
+            "calibscope verify: {failed} of {} values do not match the record",
+            checks.len()
+        )));
+    }
+    Ok(())
+}
+
+fn read_text(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))
+}
+
+/// `calibscope link`: a link's view as JSON, or the link of a view or record.
+pub fn link_command(args: LinkArgs) -> Result<(), Failure> {
+    let state = if let Some(path) = &args.from_json {
+        serde_json::from_str::<ViewState>(&read_text(path)?).map_err(|e| {
+            Failure::Input(format!("calibscope: {} is not a view: {e}", path.display()))
+        })?
+    } else if let Some(path) = &args.from_record {
+        let record = record_json_of(&read_text(path)?)
+            .and_then(|v| Record::from_json(&v))
+            .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))?;
+        record.settings
+    } else {
+        let text = args.fragment.as_deref().unwrap_or_default();
+        let fragment = text.split_once('#').map_or(text, |(_, f)| f);
+        let decoded = calibscope_share::decode_lenient(fragment)
+            .map_err(|e| Failure::Input(format!("calibscope: {e}")))?;
+        for note in &decoded.ignored {
+            eprintln!("calibscope: ignored {note}");
+        }
+        let text = serde_json::to_string_pretty(&decoded.state).expect("JSON of a view");
+        return crate::commands::write_stdout(&(text + "\n"));
+    };
+    crate::commands::write_stdout(&format!("#{}\n", calibscope_share::encode(&state)))
+}

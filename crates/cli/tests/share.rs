@@ -1,0 +1,231 @@
+//! Sharing from the terminal: `audit --record` then `verify` (honest, tampered and
+//! other data), and the HTML report's safety (`audit --html`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared() -> PathBuf {
+    match std::env::var_os("CALIBSCOPE_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    }
+}
+
+fn calibscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("calibscope-share-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_cli_record_verifies_against_its_file_and_flags_tampering() {
+    let dir = tmp("record");
+    let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");
+    let data = data.to_str().unwrap();
+    let rec = dir.join("r.json");
+    let out = calibscope(&[
+        "audit",
+        "--bins",
+        "15,20",
+        "--record",
+        rec.to_str().unwrap(),
+        data,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "--record alone prints nothing");
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    assert_eq!(record["schema"], "calibscope-record/1");
+    assert_eq!(record["inputs"][0]["name"], "breast_cancer_gnb_p.csv");
+    assert_eq!(
+        record["inputs"][0]["size"],
+        std::fs::metadata(data).unwrap().len()
+    );
+    // the record's audit is the --json document
+    let json = calibscope(&["audit", "--json", "--bins", "15,20", data]);
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(record["audits"][0], doc);
+
+    // the same file, under another path, verifies
+    let copy = dir.join("copy.csv");
+    std::fs::copy(data, &copy).unwrap();
+    let ok = calibscope(&["verify", rec.to_str().unwrap(), copy.to_str().unwrap()]);
+    let report = text(&ok);
+    assert_eq!(ok.status.code(), Some(0), "{report}");
+    assert!(report.contains("✓ audits.0.binning_free.accuracy = "));
+    assert!(!report.contains('✗'));
+
+    // a tampered number is flagged with both values
+    let mut tampered = record.clone();
+    let real = tampered["audits"][0]["readings"]["confidence"]["mass"]["20"]["ece"].clone();
+    tampered["audits"][0]["readings"]["confidence"]["mass"]["20"]["ece"] = 0.5.into();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, serde_json::to_string(&tampered).unwrap()).unwrap();
+    let out = calibscope(&["verify", "--failures-only", bad.to_str().unwrap(), data]);
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains(&format!(
+            "✗ audits.0.readings.confidence.mass.20.ece: recorded 0.5, recomputed {real}"
+        )),
+        "{report}"
+    );
+    assert_eq!(report.matches('✗').count(), 1, "{report}");
+
+    // a table of an app view the CLI does not compute is named, not failed
+    let mut app = record.clone();
+    app["tables"]["flips"] = serde_json::json!({"spearman": [[1.0]]});
+    let app_path = dir.join("app.json");
+    std::fs::write(&app_path, serde_json::to_string(&app).unwrap()).unwrap();
+    let out = calibscope(&[
+        "verify",
+        "--failures-only",
+        app_path.to_str().unwrap(),
+        data,
+    ]);
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("· tables.flips: not recomputed by the CLI"),
+        "{report}"
+    );
+
+    // other data: the fingerprint differs
+    let other = shared().join("fixtures/real/breast_cancer_rf_p.csv");
+    let out = calibscope(&[
+        "verify",
+        "--failures-only",
+        rec.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(report.contains("✗ inputs.0.sha256: recorded"), "{report}");
+
+    // standard input cannot be fingerprinted
+    let out = calibscope(&["audit", "--record", rec.to_str().unwrap(), "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_multi_model_record_verifies() {
+    let dir = tmp("multi");
+    let real = shared().join("fixtures/real");
+    let a = real.join("breast_cancer_gnb_p.csv");
+    let b = real.join("breast_cancer_rf_p.csv");
+    let rec = dir.join("r.json");
+    let files = [a.to_str().unwrap(), b.to_str().unwrap()];
+    let out = calibscope(&[
+        "audit",
+        "--record",
+        rec.to_str().unwrap(),
+        files[0],
+        files[1],
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let ok = calibscope(&["verify", rec.to_str().unwrap(), files[0], files[1]]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    // swapped files are other data
+    let swapped = calibscope(&["verify", rec.to_str().unwrap(), files[1], files[0]]);
+    assert_eq!(swapped.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn csv_and_svg_exports_are_written() {
+    let dir = tmp("exports");
+    let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");
+    let (csv, svg, html) = (dir.join("csv"), dir.join("svg"), dir.join("r.html"));
+    let out = calibscope(&[
+        "audit",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = std::fs::read_to_string(&html).unwrap();
+    for b in ["width", "mass"] {
+        let chart = std::fs::read_to_string(svg.join(format!("reliability_confidence_{b}_15.svg")))
+            .unwrap();
+        assert!(report.contains(&chart), "the {b} chart is the report's");
+        let table = std::fs::read_to_string(csv.join(format!("reliability_confidence_{b}_15.csv")))
+            .unwrap();
+        assert!(table.starts_with("bin,"));
+    }
+    // the report verifies like the record it holds
+    let ok = calibscope(&[
+        "verify",
+        "--failures-only",
+        html.to_str().unwrap(),
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    let overview = std::fs::read_to_string(csv.join("overview.csv")).unwrap();
+    assert!(overview.starts_with("metric,path,value\naccuracy,binning_free.accuracy,"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn links_of_records_round_trip() {
+    let dir = tmp("link");
+    let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");
+    let rec = dir.join("r.json");
+    let r = rec.to_str().unwrap();
+    let out = calibscope(&[
+        "audit",
+        "--binning",
+        "mass",
+        "--bins",
+        "20",
+        "--record",
+        r,
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let link = calibscope(&["link", "--from-record", r]);
+    assert_eq!(link.status.code(), Some(0), "{}", text(&link));
+    let fragment = String::from_utf8(link.stdout).unwrap();
+    assert!(fragment.starts_with("#a1="), "{fragment}");
+    let url = format!("https://example.invalid/calibscope/{}", fragment.trim());
+    let view = calibscope(&["link", &url]);
+    assert_eq!(view.status.code(), Some(0), "{}", text(&view));
+    let state: Value = serde_json::from_slice(&view.stdout).unwrap();
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    assert_eq!(state, record["settings"]);
+    assert_eq!(state["m"], 20);
+    assert_eq!(state["binning"], "mass");
+    assert_eq!(
+        state["data"]["files"][0]["sha256"],
+        record["inputs"][0]["sha256"]
+    );
+    // back to a link from the JSON view
+    let json = dir.join("view.json");
+    std::fs::write(&json, &view.stdout).unwrap();
+    let again = calibscope(&["link", "--from-json", json.to_str().unwrap()]);
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), fragment);
+    // a damaged link is an input error with its reason
+    let bad = calibscope(&["link", "#a1=%%%"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad).contains("not base64url"), "{}", text(&bad));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,216 @@
+//! The record's tables as CSV files and its charts as SVG files (`calibscope audit
+//! --csv DIR --svg DIR`). Numbers are written at full precision (as JSON writes
+//! them); undefined values are empty cells.
+
+use crate::{charts, REPORT_M};
+use calibscope_audit::summary::{self, lookup, model_names, Cell, Table};
+use serde_json::Value;
+
+/// A file to write: its name (safe on every system) and its text.
+pub type File = (String, String);
+
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn value(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => quote(s),
+        v => v.to_string(),
+    }
+}
+
+/// A file-name piece of a model name: letters, digits, `-`, `_` and `.` kept.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A summary table as CSV: wide (one value per column) when every column holds one
+/// number, else long (`row,path,value`).
+fn table_csv(doc: &Value, t: &Table) -> String {
+    let wide = t.lines.iter().all(|l| {
+        l.columns
+            .iter()
+            .all(|c| matches!(c.as_slice(), [Cell::Num(_)]))
+    });
+    let mut out = String::new();
+    if wide {
+        let header: Vec<String> = t.headers.iter().map(|h| quote(h)).collect();
+        out.push_str(&(header.join(",") + "\n"));
+    } else {
+        out.push_str(&format!("{},path,value\n", quote(&t.headers[0])));
+    }
+    for line in &t.lines {
+        if wide {
+            out.push_str(&quote(&line.label));
+        }
+        for cell in line.columns.iter().flatten() {
+            let Cell::Num(path) = cell else { continue };
+            let v = value(lookup(doc, path));
+            if wide {
+                out.push_str(&format!(",{v}"));
+            } else {
+                let p = quote(&path.join("."));
+                out.push_str(&format!("{},{p},{v}\n", quote(&line.label)));
+            }
+        }
+        if wide {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Reliability rows (JSON) as CSV, every field.
+fn rows_csv(rows: &Value) -> String {
+    const ORDER: [&str; 12] = [
+        "bin",
+        "lower_edge",
+        "upper_edge",
+        "u_min",
+        "u_max",
+        "n",
+        "conf",
+        "acc",
+        "gap",
+        "successes",
+        "cp_lower",
+        "cp_upper",
+    ];
+    let rows: Vec<&Value> = rows.as_array().into_iter().flatten().collect();
+    let keys: Vec<&str> = ORDER
+        .into_iter()
+        .filter(|k| rows.iter().any(|r| r.get(*k).is_some()))
+        .collect();
+    let mut out = keys.join(",") + "\n";
+    for r in rows {
+        let cells: Vec<String> = keys.iter().map(|k| value(&r[*k])).collect();
+        out.push_str(&(cells.join(",") + "\n"));
+    }
+    out
+}
+
+/// `reliability_<reading>_<binning>_<m>.csv` of every table under `tree`
+/// (`{reading: {binning_m: rows}}`).
+fn reliability_files(tree: &Value, stem: &str, out: &mut Vec<File>) {
+    for (reading, tables) in tree.as_object().into_iter().flatten() {
+        for (key, rows) in tables.as_object().into_iter().flatten() {
+            out.push((
+                format!("{stem}reliability_{}_{}.csv", safe(reading), safe(key)),
+                rows_csv(rows),
+            ));
+        }
+    }
+}
+
+/// Every number of a document as `path,value` (the complete audit, flat).
+fn numbers_csv(doc: &Value) -> String {
+    fn walk(path: &str, v: &Value, out: &mut String) {
+        let join = |k: &str| {
+            if path.is_empty() {
+                k.to_string()
+            } else {
+                format!("{path}.{k}")
+            }
+        };
+        match v {
+            Value::Object(o) => o.iter().for_each(|(k, v)| walk(&join(k), v, out)),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, v)| walk(&join(&i.to_string()), v, out)),
+            Value::Number(_) | Value::Null => {
+                out.push_str(&format!("{},{}\n", quote(path), value(v)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::from("path,value\n");
+    walk("", doc, &mut out);
+    out
+}
+
+/// Every table of a record as CSV files.
+pub fn csv_files(record: &Value) -> Vec<File> {
+    let mut out = Vec::new();
+    let tables = &record["tables"];
+    let audits: Vec<&Value> = record["audits"].as_array().into_iter().flatten().collect();
+    for (i, doc) in audits.iter().enumerate() {
+        let stem = if audits.len() > 1 {
+            format!("audit{i}_")
+        } else {
+            String::new()
+        };
+        if doc["input_error"] == Value::Bool(true) {
+            continue;
+        }
+        out.push((format!("{stem}numbers.csv"), numbers_csv(doc)));
+        if doc.get("models").is_some() {
+            out.push((
+                format!("{stem}models.csv"),
+                table_csv(doc, &summary::models(doc, REPORT_M)),
+            ));
+            for (j, name) in model_names(doc).iter().enumerate() {
+                let model = format!("{stem}model{j}_{}_", safe(name));
+                reliability_files(&tables["models"][name]["reliability"], &model, &mut out);
+            }
+            continue;
+        }
+        out.push((
+            format!("{stem}overview.csv"),
+            table_csv(doc, &summary::overview(doc, REPORT_M)),
+        ));
+        reliability_files(&doc["reliability"], &stem, &mut out);
+        reliability_files(&tables["reliability"], &stem, &mut out);
+        if doc.get("recalibration").is_some() {
+            out.push((
+                format!("{stem}recalibration.csv"),
+                table_csv(doc, &summary::recalibration(&[])),
+            ));
+        }
+    }
+    out
+}
+
+/// The report's charts as SVG files.
+pub fn svg_files(record: &Value) -> Vec<File> {
+    let tables = &record["tables"];
+    let mut out = Vec::new();
+    let one_model = tables.get("reliability").is_some();
+    if one_model {
+        for (binning, svg) in charts(tables, &[]) {
+            out.push((
+                format!("reliability_confidence_{binning}_{REPORT_M}.svg"),
+                svg,
+            ));
+        }
+    }
+    let docs = record["audits"].as_array().into_iter().flatten();
+    for doc in docs.filter(|d| d.get("models").is_some()) {
+        for (j, name) in model_names(doc).iter().enumerate() {
+            for (binning, svg) in charts(tables, &["models", name.as_str()]) {
+                out.push((
+                    format!(
+                        "model{j}_{}_reliability_confidence_{binning}_{REPORT_M}.svg",
+                        safe(name)
+                    ),
+                    svg,
+                ));
+            }
+        }
+    }
+    out
+}
