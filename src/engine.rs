@@ -181,6 +181,7 @@ pub struct Session {
     dataset: Dataset,
     models: Vec<Model>,
     summary: Summary,
+    flips_cache: crate::flips::FlipsCache,
 }
 
 impl Session {
@@ -210,6 +211,7 @@ impl Session {
             dataset,
             models,
             summary,
+            flips_cache: Default::default(),
         }
     }
 
@@ -236,6 +238,12 @@ impl Session {
             m.sort_unstable();
         }
         m
+    }
+
+    /// The models' prediction sets and the ranking-flips view's cache.
+    pub(crate) fn flips_parts(&mut self) -> (Vec<&PredictionSet>, &mut crate::flips::FlipsCache) {
+        let sets = self.models.iter().map(|m| &m.set).collect();
+        (sets, &mut self.flips_cache)
     }
 
     /// What was read and how.

@@ -59,6 +59,73 @@ impl SweepMetric {
     }
 }
 
+/// A metric models are ranked by in the ranking-flips view: a binned metric, or one
+/// of its binning-free references (classification error and the proper losses
+/// associated with the truthful errors, METRICS.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RankedMetric {
+    /// A metric of the bin count.
+    Binned(SweepMetric),
+    /// Classification error `1 - accuracy`.
+    Error,
+    /// Multiclass Brier / k (needs probability vectors).
+    BrierOverK,
+    /// Mean `l_conf`.
+    LConf,
+}
+
+impl From<SweepMetric> for RankedMetric {
+    fn from(m: SweepMetric) -> Self {
+        RankedMetric::Binned(m)
+    }
+}
+
+impl RankedMetric {
+    /// Every ranked metric: the binned ones in the audit's order, then the references.
+    pub const ALL: [RankedMetric; 9] = [
+        RankedMetric::Binned(SweepMetric::ConfEce),
+        RankedMetric::Binned(SweepMetric::ConfCe),
+        RankedMetric::Binned(SweepMetric::ConfCeCorr),
+        RankedMetric::Binned(SweepMetric::LinceCw),
+        RankedMetric::Binned(SweepMetric::CwEce),
+        RankedMetric::Binned(SweepMetric::RmsceConf),
+        RankedMetric::Error,
+        RankedMetric::BrierOverK,
+        RankedMetric::LConf,
+    ];
+
+    /// The audit JSON name: [`SweepMetric::name`], or `error`, `brier_over_k`,
+    /// `l_conf` (the multi-model audit's `binning_free` names).
+    pub fn name(self) -> &'static str {
+        match self {
+            RankedMetric::Binned(m) => m.name(),
+            RankedMetric::Error => "error",
+            RankedMetric::BrierOverK => "brier_over_k",
+            RankedMetric::LConf => "l_conf",
+        }
+    }
+
+    /// Parses a name of [`RankedMetric::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the value depends on the bin count.
+    pub fn is_binned(self) -> bool {
+        matches!(self, RankedMetric::Binned(_))
+    }
+
+    /// Whether the metric needs full probability vectors (not available for
+    /// top-label input).
+    pub fn needs_vectors(self) -> bool {
+        match self {
+            RankedMetric::Binned(m) => m.is_classwise(),
+            RankedMetric::BrierOverK => true,
+            RankedMetric::Error | RankedMetric::LConf => false,
+        }
+    }
+}
+
 /// One model's readings, each sorted once with prefix sums.
 #[derive(Clone, Debug)]
 pub struct ModelIndex {
@@ -67,6 +134,10 @@ pub struct ModelIndex {
     confidence: SortedReading,
     /// Per class reading; empty for top-label sets, or when not asked for.
     classes: Vec<SortedReading>,
+    /// Multiclass Brier / k (`None` for top-label sets).
+    brier_over_k: Option<f64>,
+    /// Mean `l_conf`.
+    l_conf: Option<f64>,
 }
 
 impl ModelIndex {
@@ -76,20 +147,35 @@ impl ModelIndex {
         let top = reading::top_labels(set);
         let accuracy = crate::truthful::accuracy(&top);
         let confidence = SortedReading::from_parts(&top.confidence, &top.correct);
-        let classes = match ProbView::new(set) {
-            Some(view) if classwise => (0..set.k)
-                .map(|r| {
-                    let pairs = reading::class_pairs(&view, r);
-                    SortedReading::new(&pairs)
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        ModelIndex {
+        let brier_over_k = ProbView::new(set).and_then(|view| {
+            let per_class =
+                (0..set.k).map(|r| crate::binning::brier(&reading::class_pairs(&view, r)));
+            crate::truthful::brier_multiclass(per_class).map(|b| b / set.k as f64)
+        });
+        let mut index = ModelIndex {
             n: set.n(),
             accuracy,
             confidence,
-            classes,
+            classes: Vec::new(),
+            brier_over_k,
+            l_conf: crate::truthful::l_conf(&top),
+        };
+        if classwise {
+            index.add_classes(set);
+        }
+        index
+    }
+
+    /// Indexes every class reading of `set` (the set this index was built from),
+    /// once; nothing for top-label sets.
+    pub fn add_classes(&mut self, set: &PredictionSet) {
+        if !self.classes.is_empty() {
+            return;
+        }
+        if let Some(view) = ProbView::new(set) {
+            self.classes = (0..set.k)
+                .map(|r| SortedReading::new(&reading::class_pairs(&view, r)))
+                .collect();
         }
     }
 
@@ -101,6 +187,27 @@ impl ModelIndex {
     /// Classification error `1 - accuracy`.
     pub fn error(&self) -> Option<f64> {
         self.accuracy.map(|a| 1.0 - a)
+    }
+
+    /// Multiclass Brier / k, the proper loss of LinCE^cw (`None` for top-label sets).
+    pub fn brier_over_k(&self) -> Option<f64> {
+        self.brier_over_k
+    }
+
+    /// Mean `l_conf`, the proper loss of ConfCE^corr (`None` when empty).
+    pub fn l_conf(&self) -> Option<f64> {
+        self.l_conf
+    }
+
+    /// `metric` at `(binning, m)`: a binned metric, or a binning-free reference
+    /// (the same at every `(binning, m)`); `None` when undefined.
+    pub fn ranked(&self, metric: RankedMetric, binning: Binning, m: usize) -> Option<f64> {
+        match metric {
+            RankedMetric::Binned(b) => self.metric(b, binning, m),
+            RankedMetric::Error => self.error(),
+            RankedMetric::BrierOverK => self.brier_over_k,
+            RankedMetric::LConf => self.l_conf,
+        }
     }
 
     /// The confidence reading's index.
@@ -160,17 +267,18 @@ impl ModelIndex {
 /// `m_values[j]` (the layout [`crate::rank::ranking_sweep`] takes).
 pub fn sweep(
     models: &[ModelIndex],
-    metric: SweepMetric,
+    metric: impl Into<RankedMetric>,
     binning: Binning,
     m_values: &[usize],
 ) -> Vec<Vec<Option<f64>>> {
+    let metric = metric.into();
     // model-major: one model's prefix sums stay in cache across all bin counts
     let per_model: Vec<Vec<Option<f64>>> = models
         .iter()
         .map(|x| {
             m_values
                 .iter()
-                .map(|&m| x.metric(metric, binning, m))
+                .map(|&m| x.ranked(metric, binning, m))
                 .collect()
         })
         .collect();

@@ -1,0 +1,561 @@
+//! The ranking-flips view (issue 5, METRICS.md §4.1): a metric against the bin
+//! count for every model, the ranking at the slider's bin count against a pinned
+//! reference with its flips, the Spearman matrices of every metric over a set of
+//! bin counts, and why binned ECE flips while the truthful errors do not. The
+//! `data-metric` paths are documented in `calibscope_app::flips`.
+
+use calibscope_app::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMatrix};
+use calibscope_app::slider;
+use leptos::prelude::*;
+
+use super::flips_chart::{self, colour};
+use super::flips_export as export;
+use super::flips_state::{ask, parse_bins, FlipsState};
+use super::store::Store;
+use super::widgets::num_view;
+
+/// The metrics offered, with their names in METRICS.md.
+const METRICS: [(&str, &str); 9] = [
+    ("confece", "ConfECE (ℓ1, the usual ECE)"),
+    ("confce", "ConfCE (squared)"),
+    ("confce_corr", "ConfCE^corr (truthful)"),
+    ("lince_cw", "LinCE^cw (truthful, classwise)"),
+    ("cwece", "cwECE (classwise ℓ1)"),
+    ("rmsce_conf", "RMSCE (confidence)"),
+    ("error", "classification error (reference)"),
+    ("brier_over_k", "Brier/k (proper loss of LinCE^cw)"),
+    ("l_conf", "l_conf (proper loss of ConfCE^corr)"),
+];
+
+fn label(metric: &str) -> &'static str {
+    METRICS
+        .iter()
+        .find(|(k, _)| *k == metric)
+        .map_or("metric", |(_, l)| l)
+}
+
+fn is_reference(metric: &str) -> bool {
+    matches!(metric, "error" | "brier_over_k" | "l_conf")
+}
+
+/// Why a Spearman correlation is undefined.
+fn rho_undefined(models: usize) -> &'static str {
+    if models < 3 {
+        "fewer than 3 models"
+    } else {
+        "a ranking is constant"
+    }
+}
+
+/// `ranking.metrics.<metric>.<binning>`.
+fn base(metric: &str, binning: &str) -> String {
+    format!("ranking.metrics.{metric}.{binning}")
+}
+
+/// The `data-metric` path of model `name`'s value at `m`.
+fn value_path(name: &str, metric: &str, binning: &str, m: usize) -> String {
+    if is_reference(metric) {
+        format!("models.{name}.binning_free.{metric}")
+    } else {
+        format!("models.{name}.metrics.{metric}.{binning}.{m}")
+    }
+}
+
+fn vs_error_path(metric: &str, binning: &str, m: usize) -> String {
+    if is_reference(metric) {
+        format!("ranking.binning_free_spearman_vs_error.{metric}")
+    } else {
+        format!("{}.spearman_vs_error.{m}", base(metric, binning))
+    }
+}
+
+fn int_view(path: String, v: usize) -> impl IntoView {
+    view! { <span class="num" data-metric=path data-value=v.to_string()>{v}</span> }
+}
+
+#[component]
+pub fn Flips() -> impl IntoView {
+    let store = expect_context::<Store>();
+    let st = expect_context::<FlipsState>();
+    let m_max = Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max)));
+    let models = Memo::new(move |_| {
+        store
+            .summary
+            .with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default())
+    });
+    let enough = move || models.with(|m| m.len() >= 2);
+    // the bin counts actually used (within 1..=m_max)
+    let m_now = move || st.m.get().clamp(1, m_max.get());
+    let m_ref = move || st.m_ref.get().clamp(1, m_max.get());
+    Effect::new(move |_| {
+        if enough() {
+            ask(FlipsRequest::Curve {
+                metric: st.metric.get(),
+                binning: st.binning.get(),
+            });
+        }
+    });
+    Effect::new(move |_| {
+        if enough() {
+            ask(FlipsRequest::Rank {
+                metric: st.metric.get(),
+                binning: st.binning.get(),
+                m: m_now(),
+                m_ref: m_ref(),
+            });
+        }
+    });
+    Effect::new(move |_| {
+        if let (true, Ok(bins)) = (enough(), parse_bins(&st.bins_text.get())) {
+            ask(FlipsRequest::Matrices {
+                binning: st.binning.get(),
+                bins,
+            });
+        }
+    });
+    move || {
+        store.summary.with(|s| s.is_some()).then_some(())?;
+        if !enough() {
+            return Some(view! { <NeedsModels/> }.into_any());
+        }
+        Some(
+            view! {
+                <section class="flips" id="flips" aria-labelledby="flips-title">
+                    <h2 id="flips-title">"Ranking flips"</h2>
+                    <p class="note">"How the ranking of your models by a calibration error changes with the number of bins alone. "
+                        "Binned ECE is not truthful, so its ranking can flip; the corrected ConfCE^corr and the classwise LinCE^cw stay stable. "
+                        <a href="#why-flips">"Why?"</a></p>
+                    <FlipsControls m_max=m_max/>
+                    <FlipsChart/>
+                    <RankingTable/>
+                    <SpearmanMatrices/>
+                    <WhyFlips/>
+                </section>
+            }
+            .into_any(),
+        )
+    }
+}
+
+#[component]
+fn NeedsModels() -> impl IntoView {
+    let store = expect_context::<Store>();
+    let open = move |_| {
+        store.example.set(true);
+        super::open_example();
+    };
+    view! {
+        <section class="flips" id="flips" aria-labelledby="flips-title">
+            <h2 id="flips-title">"Ranking flips"</h2>
+            <p id="flips-needs-models">"This view compares how several models rank; the data set open has one model. "
+                "Drop the predictions of at least 2 models on the same samples (several files, or one long-format file with a "
+                <code>"model"</code>" column); Spearman correlations need at least 3."</p>
+            <button id="flips-open-example" on:click=open>"Open the example (10 models on the digits)"</button>
+            <WhyFlips/>
+        </section>
+    }
+}
+
+#[component]
+fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let store = expect_context::<Store>();
+    let steps = Memo::new(move |_| {
+        let extra: Vec<usize> = [5, 20, 100, st.m_ref.get()].into_iter().collect();
+        slider::steps(m_max.get(), &extra)
+    });
+    let options = METRICS
+        .iter()
+        .map(|(k, l)| view! { <option value=*k>{*l}</option> })
+        .collect_view();
+    let toplabel = move || {
+        store
+            .summary
+            .with(|s| s.as_ref().is_some_and(|s| s.kind == "toplabel"))
+    };
+    let set_m = move |m: usize| st.m.set(m.clamp(1, m_max.get_untracked()));
+    view! {
+        <div class="controls" role="group" aria-label="Ranking flips settings">
+            <label>"Metric "
+                <select id="flips-metric" prop:value=move || st.metric.get()
+                    on:change=move |ev| st.metric.set(event_target_value(&ev))>
+                    {options}
+                </select>
+            </label>
+            <fieldset class="toggle">
+                <legend>"Binning"</legend>
+                <label><input type="radio" name="flips-binning" id="flips-binning-mass" value="mass"
+                    prop:checked=move || st.binning.get() == "mass"
+                    on:change=move |_| st.binning.set("mass".into())/>"equal-mass"</label>
+                <label><input type="radio" name="flips-binning" id="flips-binning-width" value="width"
+                    prop:checked=move || st.binning.get() == "width"
+                    on:change=move |_| st.binning.set("width".into())/>"equal-width"</label>
+            </fieldset>
+            <label><input type="checkbox" id="flips-log-y" prop:checked=move || st.log_y.get()
+                on:change=move |ev| st.log_y.set(event_target_checked(&ev))/>" log y axis"</label>
+        </div>
+        {move || toplabel().then(|| view! {
+            <p class="notice" role="note" id="flips-toplabel-note">"Top-label input: LinCE^cw, cwECE and Brier/k need every class probability and cannot be computed here; the confidence metrics (ConfECE, ConfCE, ConfCE^corr, RMSCE, l_conf) can."</p>
+        })}
+        <div class="controls slider" role="group" aria-label="Bin counts">
+            <label for="flips-m-slider">"Bins m = " <output id="flips-m-value" for="flips-m-slider">{move || st.m.get().clamp(1, m_max.get())}</output></label>
+            <input id="flips-m-slider" type="range" min="0"
+                max=move || (steps.with(|s| s.len()) - 1).to_string()
+                data-steps=move || steps.with(|s| s.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(","))
+                prop:value=move || steps.with(|s| slider::position(s, st.m.get())).to_string()
+                aria-valuetext=move || format!("{} bins", st.m.get())
+                on:input=move |ev| {
+                    let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                    if let Some(m) = steps.with_untracked(|s| s.get(i).copied()) {
+                        st.m.set(m);
+                    }
+                }/>
+            <span class="range">"1 … " {move || m_max.get()} " (log scale)"</span>
+            <label class="exact">"exactly "
+                <input id="flips-m-input" type="number" min="1" max=move || m_max.get().to_string()
+                    prop:value=move || st.m.get().to_string()
+                    on:change=move |ev| {
+                        if let Ok(m) = event_target_value(&ev).parse::<usize>() { set_m(m) }
+                    }/>
+            </label>
+            <button id="flips-pin" on:click=move |_| st.m_ref.set(st.m.get_untracked().clamp(1, m_max.get_untracked()))>
+                {move || format!("Pin m = {} as reference", st.m.get().clamp(1, m_max.get()))}
+            </button>
+            <label>"reference m "
+                <input id="flips-ref-input" type="number" min="1" max=move || m_max.get().to_string()
+                    prop:value=move || st.m_ref.get().clamp(1, m_max.get()).to_string()
+                    on:change=move |ev| {
+                        if let Ok(m) = event_target_value(&ev).parse::<usize>() {
+                            st.m_ref.set(m.clamp(1, m_max.get_untracked()))
+                        }
+                    }/>
+            </label>
+        </div>
+    }
+}
+
+#[component]
+fn FlipsChart() -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let store = expect_context::<Store>();
+    let drawn = Memo::new(move |_| {
+        let log_y = st.log_y.get();
+        st.curve.with(|c| {
+            let c = c.as_ref()?;
+            c.unavailable
+                .is_none()
+                .then(|| flips_chart::draw_curve(c, label(&c.metric), log_y))
+        })
+    });
+    let marker = move |m: usize, class: &'static str| {
+        let d = drawn.with(|d| {
+            d.as_ref().map(|d| {
+                (
+                    d.x_of_m.get(m.wrapping_sub(1)).copied(),
+                    d.y_top,
+                    d.y_bottom,
+                )
+            })
+        })?;
+        let (Some(x), top, bottom) = d else {
+            return None;
+        };
+        Some(
+            view! { <line class=class x1=x.to_string() x2=x.to_string() y1=top.to_string() y2=bottom.to_string()></line> },
+        )
+    };
+    let export_svg = move |_| {
+        if let Some(svg) = with_markers(drawn, st) {
+            export::download_text(&file_name(st, "svg"), "image/svg+xml", &svg);
+        }
+    };
+    let export_png = move |_| {
+        if let Some(svg) = with_markers(drawn, st) {
+            export::download_png(&file_name(st, "png"), &svg, flips_chart::W, flips_chart::H);
+        }
+    };
+    view! {
+        {move || st.curve.with(|c| c.as_ref().and_then(|c| c.unavailable.clone())).map(|why| view! {
+            <p class="notice unavailable" role="status" id="flips-unavailable">{format!("{} cannot be computed for this input: {why}.", label(&st.metric.get()))}</p>
+        })}
+        <div class="chart-wrap flips-chart">
+            <div class="chart" id="flips-chart" role="img" tabindex="0"
+                aria-label=move || format!("{} against the number of bins for every model; marker at m = {}, reference at m = {}", label(&st.metric.get()), st.m.get(), st.m_ref.get())>
+                <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
+                <svg class="overlay" viewBox=format!("0 0 {} {}", flips_chart::W, flips_chart::H) aria-hidden="true">
+                    {move || marker(st.m_ref.get(), "ref-marker")}
+                    {move || marker(st.m.get(), "m-marker")}
+                </svg>
+            </div>
+            <ul class="flips-legend" aria-label="Models">
+                {move || store.summary.with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, name)| view! {
+                    <li><svg width="18" height="8" aria-hidden="true"><rect width="18" height="4" y="2" fill=colour(i)></rect></svg>" " {name}</li>
+                }).collect_view()}
+                <li class="marker-key">"solid: m · dashed: reference"</li>
+            </ul>
+            <p class="exports">
+                <button id="flips-export-svg" on:click=export_svg>"Chart as SVG"</button>" "
+                <button id="flips-export-png" on:click=export_png>"Chart as PNG"</button>
+            </p>
+        </div>
+    }
+}
+
+fn file_name(st: FlipsState, ext: &str) -> String {
+    format!(
+        "calibscope-flips-{}-{}.{ext}",
+        st.metric.get_untracked(),
+        st.binning.get_untracked()
+    )
+}
+
+/// The chart's SVG with the two markers drawn in, for export.
+fn with_markers(drawn: Memo<Option<flips_chart::CurveDrawn>>, st: FlipsState) -> Option<String> {
+    drawn.with_untracked(|d| {
+        let d = d.as_ref()?;
+        let line = |m: usize, dash: &str| {
+            d.x_of_m.get(m.wrapping_sub(1)).map_or(String::new(), |x| {
+                format!("<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#333333\" stroke-width=\"1.5\"{dash}/>", d.y_top, d.y_bottom)
+            })
+        };
+        let lines = line(st.m.get_untracked(), "") + &line(st.m_ref.get_untracked(), " stroke-dasharray=\"5 4\"");
+        let at = d.svg.rfind("</svg>")?;
+        Some(format!("{}{lines}{}", &d.svg[..at], &d.svg[at..]))
+    })
+}
+
+#[component]
+fn RankingTable() -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let store = expect_context::<Store>();
+    let names = move || {
+        store
+            .summary
+            .with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default())
+    };
+    let export = move |_| {
+        if let Some(r) = st.ranking.get_untracked() {
+            let csv = export::ranking_csv(&r, &names());
+            export::download_text(
+                &format!(
+                    "calibscope-ranking-{}-{}-m{}-ref{}.csv",
+                    r.metric, r.binning, r.m, r.m_ref
+                ),
+                "text/csv",
+                &csv,
+            );
+        }
+    };
+    move || {
+        let r = st.ranking.get()?;
+        if let Some(why) = &r.unavailable {
+            return Some(view! { <p class="notice unavailable" id="flips-ranking-unavailable">{format!("No ranking: {why}.")}</p> }.into_any());
+        }
+        Some(view! {
+            <section class="flips-ranking" aria-labelledby="flips-ranking-title">
+                <div class="table-head">
+                    <h3 id="flips-ranking-title">{format!("Ranking by {} at m = {} against the reference m = {}", label(&r.metric), r.m, r.m_ref)}</h3>
+                    <button id="flips-export-ranking" on:click=export>"Ranking as CSV"</button>
+                </div>
+                {ranking_body(&r, &names())}
+            </section>
+        }.into_any())
+    }
+}
+
+fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
+    let b = base(&r.metric, &r.binning);
+    let (lo, hi) = (r.m.min(r.m_ref), r.m.max(r.m_ref));
+    let key = format!("{lo}|{hi}");
+    let flipped: Vec<bool> = (0..names.len())
+        .map(|i| r.flip_pairs.iter().any(|&(a, c)| a == i || c == i))
+        .collect();
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &c| {
+        r.ranks
+            .get(a)
+            .unwrap_or(&0.0)
+            .total_cmp(r.ranks.get(c).unwrap_or(&0.0))
+    });
+    let rows = order
+        .into_iter()
+        .map(|i| {
+            let name = names[i].clone();
+            let rank = r.ranks.get(i).copied();
+            let change = r.rank_change.get(i).copied().unwrap_or(0.0);
+            let (arrow, class, said) = if change > 0.0 {
+                ("▲", "up", "moved up")
+            } else if change < 0.0 {
+                ("▼", "down", "moved down")
+            } else {
+                ("=", "same", "same rank")
+            };
+            view! {
+                <tr class:flipped=flipped[i] data-model=name.clone()>
+                    <th scope="row">{name.clone()}{flipped[i].then(|| view! { <span class="badge flip">"flipped"</span> })}</th>
+                    <td>{num_view(format!("{b}.ranks.{}.{i}", r.m), rank, "undefined value")}</td>
+                    <td>{num_view(value_path(&name, &r.metric, &r.binning, r.m), r.values.get(i).copied().flatten(), "undefined for this model")}</td>
+                    <td>{num_view(format!("{b}.ranks.{}.{i}", r.m_ref), r.ranks_ref.get(i).copied(), "undefined value")}</td>
+                    <td>{num_view(value_path(&name, &r.metric, &r.binning, r.m_ref), r.values_ref.get(i).copied().flatten(), "undefined for this model")}</td>
+                    <td class=format!("change {class}")><span aria-label=said>{arrow}</span>" "
+                        {num_view(format!("{b}.rank_change.{}|{}.{i}", r.m_ref, r.m), Some(change), "")}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let pairs = r
+        .flip_pairs
+        .iter()
+        .enumerate()
+        .map(|(j, &(a, c))| {
+            let v = format!("{}|{}", names[a], names[c]);
+            view! { <li data-metric=format!("{b}.flip_pairs.{key}.{j}") data-value=v>{format!("{} ↔ {}", names[a], names[c])}</li> }
+        })
+        .collect_view();
+    let models = names.len();
+    view! {
+        <p class="flip-summary">
+            <strong>{int_view(format!("{b}.flip_count.{key}"), r.flip_pairs.len())}" flips"</strong>
+            " between m = " {r.m_ref} " and m = " {r.m} " · Spearman between the two rankings "
+            {num_view(format!("{b}.spearman_between.{key}"), r.spearman, rho_undefined(models))}
+            " · Spearman against classification error at m = " {r.m} ": "
+            {num_view(vs_error_path(&r.metric, &r.binning, r.m), r.spearman_vs_error, rho_undefined(models))}
+            " (at the reference: "
+            {num_view(vs_error_path(&r.metric, &r.binning, r.m_ref), r.spearman_vs_error_ref, rho_undefined(models))} ")"
+        </p>
+        <div class="scroll">
+            <table id="flips-ranking" class="metrics">
+                <thead><tr>
+                    <th scope="col">"model"</th>
+                    <th scope="col">{format!("rank at m = {}", r.m)}</th><th scope="col">{format!("value at m = {}", r.m)}</th>
+                    <th scope="col">{format!("rank at m = {}", r.m_ref)}</th><th scope="col">{format!("value at m = {}", r.m_ref)}</th>
+                    <th scope="col">"change (▲ up)"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        {(!r.flip_pairs.is_empty()).then(|| view! { <p class="pairs-title">"Pairs whose order reversed:"</p><ul class="flip-pairs" id="flips-pairs">{pairs}</ul> })}
+    }
+}
+
+#[component]
+fn SpearmanMatrices() -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let store = expect_context::<Store>();
+    let error = move || parse_bins(&st.bins_text.get()).err();
+    let export = move |_| {
+        if let Some(x) = st.matrices.get_untracked() {
+            export::download_text(
+                &format!("calibscope-spearman-{}.csv", x.binning),
+                "text/csv",
+                &export::matrices_csv(&x),
+            );
+        }
+    };
+    view! {
+        <section class="flips-matrices" aria-labelledby="flips-matrices-title">
+            <div class="table-head">
+                <h3 id="flips-matrices-title">"Spearman between bin counts, every metric"</h3>
+                <button id="flips-export-matrices" on:click=export>"Matrices as CSV"</button>
+            </div>
+            <label>"Bin counts compared "
+                <input id="flips-bins" type="text" inputmode="numeric" aria-describedby="flips-bins-help"
+                    prop:value=move || st.bins_text.get()
+                    on:change=move |ev| st.bins_text.set(event_target_value(&ev))/>
+            </label>
+            <span id="flips-bins-help" class="status">" e.g. 5, 20, 2000 (clipped to n). Each cell: Spearman ρ of the two rankings, flips in brackets."</span>
+            {move || error().map(|e| view! { <p class="error-inline" role="alert" id="flips-bins-error">{e}</p> })}
+            {move || {
+                let x = st.matrices.get()?;
+                let models = store.summary.with(|s| s.as_ref().map_or(0, |s| s.models.len()));
+                let bins: Vec<String> = x.bins.iter().map(|m| m.to_string()).collect();
+                let bins = bins.join(",");
+                Some(view! {
+                    <div class="matrix-grid" data-bins=bins>
+                        {x.metrics.iter().map(|mm| matrix_view(&x, mm, models)).collect_view()}
+                    </div>
+                })
+            }}
+        </section>
+    }
+}
+
+fn matrix_view(x: &FlipsMatrices, mm: &MetricMatrix, models: usize) -> impl IntoView {
+    let b = base(&mm.metric, &x.binning);
+    let title = label(&mm.metric);
+    if let Some(why) = &mm.unavailable {
+        return view! {
+            <figure class="matrix unavailable" data-matrix=mm.metric.clone()>
+                <figcaption>{title}</figcaption>
+                <p class="notice">{format!("Not computable: {why}.")}</p>
+            </figure>
+        }
+        .into_any();
+    }
+    let head = x
+        .bins
+        .iter()
+        .map(|m| view! { <th scope="col">{*m}</th> })
+        .collect_view();
+    let rows = x
+        .bins
+        .iter()
+        .enumerate()
+        .map(|(a, ma)| {
+            let cells = (0..x.bins.len())
+                .map(|c| {
+                    let rho = mm.spearman.get(a).and_then(|r| r.get(c)).copied().flatten();
+                    let flips = mm.flips.get(a).and_then(|r| r.get(c)).copied().unwrap_or(0);
+                    let has = flips > 0;
+                    view! {
+                        <td class:has-flips=has>{num_view(format!("{b}.spearman.{a}.{c}"), rho, rho_undefined(models))}
+                            <span class="flips-n">" (" {int_view(format!("{b}.flips.{a}.{c}"), flips)} ")"</span></td>
+                    }
+                })
+                .collect_view();
+            view! { <tr><th scope="row">{*ma}</th>{cells}</tr> }
+        })
+        .collect_view();
+    let vs_error = x
+        .bins
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let v = mm.spearman_vs_error.get(j).copied().flatten();
+            view! { <td>{num_view(vs_error_path(&mm.metric, &x.binning, *m), v, rho_undefined(models))}</td> }
+        })
+        .collect_view();
+    view! {
+        <figure class="matrix" data-matrix=mm.metric.clone()>
+            <figcaption>{title}</figcaption>
+            <table>
+                <thead><tr><th scope="col">"m"</th>{head}</tr></thead>
+                <tbody>{rows}<tr class="vs-error"><th scope="row">"ρ vs error"</th>{vs_error}</tr></tbody>
+            </table>
+        </figure>
+    }
+    .into_any()
+}
+
+/// Why rankings flip, in the project's words (other views link to `#why-flips`).
+#[component]
+pub fn WhyFlips() -> impl IntoView {
+    view! {
+        <section class="why" id="why-flips" aria-labelledby="why-flips-title">
+            <h3 id="why-flips-title">"Why rankings flip with the number of bins"</h3>
+            <p>"A binned calibration error compares, inside each bin, the mean confidence with the share of correct answers. "
+               "That share is itself a noisy estimate: with m bins of n/m samples each, sampling noise alone leaves a gap of order √(m/n) in every bin, even for a perfectly calibrated model. "
+               "Coarse bins pool many samples and average that noise away; fine bins keep it. "
+               "So the usual ECE (ConfECE, ℓ1) rewards a model for being blurry rather than right: a model that reports coarse or flattened confidences pools its own noise away, "
+               "and which of two models looks better can reverse when only m changes. This metric is not truthful: reporting something other than your honest probabilities can lower it."</p>
+            <p>"The squared errors separate the two effects. Their expectation is a calibration term plus a variance term that depends on the data, not on what the model reports. "
+               "For the class probabilities (LinCE^cw, the mean over classes) that is already truthful. "
+               "For the confidence of the predicted class (ConfCE) one more step is needed: a model can choose which class it predicts, and the variance term q(1 − q) is not monotone in the true probability q of that class. "
+               "Adding (1/n)(1 − accuracy) turns it into (1 − q²)/n², which only an honest, most-probable prediction minimises: that is ConfCE^corr. "
+               "The correction is at most 1/n, so it vanishes for large samples."</p>
+            <p>"Read it here: pick ConfECE and move the slider between a coarse m (5) and a fine one (2000, or n): count the flips. "
+               "Switch to ConfCE^corr or LinCE^cw and the rankings hold much better; their Spearman against the classification error and against the proper losses (l_conf, Brier/k) stays high. "
+               "With equal-mass bins (the default) every bin holds the same number of samples, so the noise per bin is the same across the range of confidences."</p>
+        </section>
+    }
+}
