@@ -21,7 +21,7 @@
 
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
-use calibscope_core::sweep::{sweep, ModelIndex, RankedMetric};
+use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
 use calibscope_core::Kind;
 use serde::{Deserialize, Serialize};
 
@@ -159,14 +159,6 @@ fn unavailable(metric: RankedMetric, has_vectors: bool) -> Option<String> {
             metric.name()
         )
     })
-}
-
-/// The bin counts of a Spearman matrix: within `1..=n`, sorted, unique.
-pub fn clip_bins(bins: &[usize], n: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = bins.iter().map(|&m| m.clamp(1, n.max(1))).collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 impl Session {

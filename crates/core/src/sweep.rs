@@ -286,3 +286,18 @@ pub fn sweep(
         .map(|j| per_model.iter().map(|v| v[j]).collect())
         .collect()
 }
+
+/// The bin counts of a ranking comparison: each clipped to `1..=n` (the sliders'
+/// range ends at `min(n, 2000)`; the app and the CLI compare the same counts),
+/// sorted and unique.
+///
+/// ```
+/// use calibscope_core::sweep::clip_bins;
+/// assert_eq!(clip_bins(&[2000, 5, 20, 5], 450), vec![5, 20, 450]);
+/// ```
+pub fn clip_bins(bins: &[usize], n: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = bins.iter().map(|&m| m.clamp(1, n.max(1))).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
