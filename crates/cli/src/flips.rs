@@ -10,6 +10,9 @@ use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
 use calibscope_core::Kind;
 use serde_json::{json, Map, Value};
 
+/// A metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why not.
+type Values = Result<Vec<Vec<f64>>, String>;
+
 /// The metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why they
 /// cannot be computed.
 fn values_of(
@@ -18,7 +21,7 @@ fn values_of(
     metric: RankedMetric,
     binning: calibscope_core::binning::Binning,
     bins: &[usize],
-) -> Result<Vec<Vec<f64>>, String> {
+) -> Values {
     if metric.needs_vectors() && !vectors {
         return Err(format!(
             "{} needs full probability vectors; top-label input has only the confidence reading (use confece, confce, confce_corr, rmsce_conf, error or l_conf)",
@@ -63,7 +66,7 @@ pub fn flips(args: FlipsArgs) -> Outcome {
         .iter()
         .map(|m| m.error().unwrap_or(f64::NAN))
         .collect();
-    let results: Vec<(RankedMetric, Result<Vec<Vec<f64>>, String>)> = metrics
+    let results: Vec<(RankedMetric, Values)> = metrics
         .iter()
         .map(|&m| (m, values_of(&models, vectors, m, binning, &bins)))
         .collect();

@@ -2,7 +2,7 @@
 //! count in O(m) (equal-mass) or O(m log n) (equal-width). The bin-count slider and
 //! the ranking-flips view (METRICS.md §4.1) stand on this.
 
-use crate::binning::{Binning, SortedReading};
+use crate::binning::{width_bin, Bin, BinnedAccumulator, Binning, SortedReading, EDGE_TOLERANCE};
 use crate::data::PredictionSet;
 use crate::reading::{self, ProbView};
 
@@ -126,14 +126,99 @@ impl RankedMetric {
     }
 }
 
+/// A sorted reading's equal-width bins for any bin count in O(m): a uniform grid of
+/// `G` cells over `[0, 1]` holds the first sorted position of each cell, so the
+/// position where bin `b` starts is found between the cells around `b / m` (a few
+/// forecasts at most) instead of by a binary search over all `n`. A sweep over
+/// `m = 1..2000` visits ~2M bins per reading; see [`WidthGrid::for_each_bin`].
+#[derive(Clone, Debug)]
+pub struct WidthGrid {
+    /// `starts[g]`: the first sorted position with `u >= g / G`; `G + 1` entries.
+    starts: Vec<u32>,
+}
+
+/// The grid's finest cell, 2^-16, is wider than the edge tolerance (`|u - b/m| <=
+/// 1e-7` moves a forecast to bin `b`), so one cell either side of an edge's cell
+/// holds every forecast whose bin the tolerance can change.
+const _: () = assert!(EDGE_TOLERANCE * 65536.0 < 0.5);
+
+impl WidthGrid {
+    /// The grid of `reading`: `G` = the power of two at or above `n`, at most 2^16.
+    pub fn new(reading: &SortedReading) -> Self {
+        let sorted = reading.sorted_forecasts();
+        let cells = sorted.len().next_power_of_two().clamp(1, 1 << 16);
+        let mut starts = Vec::with_capacity(cells + 1);
+        let mut p = 0;
+        for g in 0..=cells {
+            let edge = g as f64 / cells as f64;
+            while p < sorted.len() && sorted[p] < edge {
+                p += 1;
+            }
+            starts.push(p as u32);
+        }
+        WidthGrid { starts }
+    }
+
+    /// Calls `visit` for every non-empty equal-width bin of `reading` (the reading
+    /// this grid was built from) with `m` bins, in bin order: the same bins as
+    /// [`SortedReading::for_each_bin`] with [`Binning::Width`], bin for bin.
+    pub fn for_each_bin(&self, reading: &SortedReading, m: usize, mut visit: impl FnMut(Bin)) {
+        let sorted = reading.sorted_forecasts();
+        let n = sorted.len();
+        if m == 0 || n == 0 {
+            return;
+        }
+        let cells = (self.starts.len() - 1) as u64;
+        let m64 = m as u64;
+        let mut start = 0;
+        while start < n {
+            let b = width_bin(sorted[start], m);
+            // the first position of bin b + 1: between the cells around its edge
+            // (b+1)/m, widened by one cell each side (more than the margin)
+            let end = if b + 1 == m {
+                n
+            } else {
+                let e = (b as u64 + 1) * cells;
+                let lo_cell = (e / m64).saturating_sub(1) as usize;
+                let hi_cell = (e.div_ceil(m64) + 1).min(cells) as usize;
+                let lo = (self.starts[lo_cell] as usize).max(start + 1);
+                let hi = (self.starts[hi_cell] as usize).max(lo);
+                lo + sorted[lo..hi].partition_point(|&u| width_bin(u, m) <= b)
+            };
+            visit(reading.bin(b, start, end));
+            start = end;
+        }
+    }
+}
+
+/// `Σ_B f(B)` over the non-empty bins of `index` (equal-width through its grid).
+fn sum_bins(
+    index: &SortedReading,
+    grid: &WidthGrid,
+    binning: Binning,
+    m: usize,
+    f: impl Fn(&Bin) -> f64,
+) -> f64 {
+    match binning {
+        Binning::Mass => index.sum_over_bins(binning, m, f),
+        Binning::Width => {
+            let mut total = crate::sum::Sum::new();
+            grid.for_each_bin(index, m, |b| total.add(f(&b)));
+            total.value()
+        }
+    }
+}
+
 /// One model's readings, each sorted once with prefix sums.
 #[derive(Clone, Debug)]
 pub struct ModelIndex {
     n: usize,
     accuracy: Option<f64>,
     confidence: SortedReading,
-    /// Per class reading; empty for top-label sets, or when not asked for.
+    confidence_grid: WidthGrid,
+    /// Per class reading and its grid; empty for top-label sets, or when not asked for.
     classes: Vec<SortedReading>,
+    class_grids: Vec<WidthGrid>,
     /// Multiclass Brier / k (`None` for top-label sets).
     brier_over_k: Option<f64>,
     /// Mean `l_conf`.
@@ -155,8 +240,10 @@ impl ModelIndex {
         let mut index = ModelIndex {
             n: set.n(),
             accuracy,
+            confidence_grid: WidthGrid::new(&confidence),
             confidence,
             classes: Vec::new(),
+            class_grids: Vec::new(),
             brier_over_k,
             l_conf: crate::truthful::l_conf(&top),
         };
@@ -176,6 +263,7 @@ impl ModelIndex {
             self.classes = (0..set.k)
                 .map(|r| SortedReading::new(&reading::class_pairs(&view, r)))
                 .collect();
+            self.class_grids = self.classes.iter().map(WidthGrid::new).collect();
         }
     }
 
@@ -227,18 +315,28 @@ impl ModelIndex {
             return None;
         }
         let nf = self.n as f64;
-        let lince = |index: &SortedReading| {
-            index.sum_over_bins(binning, m, |b| b.sum_residual() * b.sum_residual()) / (nf * nf)
+        let lince = |index: &SortedReading, grid: &WidthGrid| {
+            sum_bins(index, grid, binning, m, |b| {
+                b.sum_residual() * b.sum_residual()
+            }) / (nf * nf)
         };
-        let ece = |index: &SortedReading| {
-            index.sum_over_bins(binning, m, |b| b.sum_residual().abs()) / nf
+        let ece = |index: &SortedReading, grid: &WidthGrid| {
+            sum_bins(index, grid, binning, m, |b| b.sum_residual().abs()) / nf
         };
+        let conf = (&self.confidence, &self.confidence_grid);
         match metric {
-            SweepMetric::ConfEce => Some(ece(&self.confidence)),
-            SweepMetric::ConfCe => Some(lince(&self.confidence)),
-            SweepMetric::RmsceConf => self.confidence.metrics(binning, m).rmsce,
+            SweepMetric::ConfEce => Some(ece(conf.0, conf.1)),
+            SweepMetric::ConfCe => Some(lince(conf.0, conf.1)),
+            SweepMetric::RmsceConf => {
+                let mut acc = BinnedAccumulator::default();
+                match binning {
+                    Binning::Mass => conf.0.for_each_bin(binning, m, |b| acc.add(&b)),
+                    Binning::Width => conf.1.for_each_bin(conf.0, m, |b| acc.add(&b)),
+                }
+                acc.finish(self.n).rmsce
+            }
             SweepMetric::ConfCeCorr => crate::truthful::confce_corrected(
-                Some(lince(&self.confidence)),
+                Some(lince(conf.0, conf.1)),
                 self.n,
                 self.accuracy,
             ),
@@ -246,18 +344,14 @@ impl ModelIndex {
                 if self.classes.is_empty() {
                     return None;
                 }
-                let per: Option<Vec<f64>> = self
-                    .classes
-                    .iter()
-                    .map(|c| {
-                        Some(if metric == SweepMetric::LinceCw {
-                            lince(c)
-                        } else {
-                            ece(c)
-                        })
-                    })
-                    .collect();
-                Some(crate::sum::sum(per?) / self.classes.len() as f64)
+                let per = self.classes.iter().zip(&self.class_grids).map(|(c, g)| {
+                    if metric == SweepMetric::LinceCw {
+                        lince(c, g)
+                    } else {
+                        ece(c, g)
+                    }
+                });
+                Some(crate::sum::sum(per) / self.classes.len() as f64)
             }
         }
     }
@@ -300,4 +394,49 @@ pub fn clip_bins(bins: &[usize], n: usize) -> Vec<usize> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reading::Pairs;
+
+    /// The grid's equal-width bins are the reading's own, bin for bin, on forecasts
+    /// on and a hair off the edges (the 1e-7 tolerance), at 0 and 1, and random.
+    #[test]
+    fn width_grid_bins_equal_the_readings() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for n in [1usize, 2, 17, 300, 5000] {
+            let mut forecast = Vec::new();
+            for i in 0..n {
+                let u = match i % 5 {
+                    0 => next(),
+                    1 => (1 + (next() * 40.0) as usize) as f64 / 40.0, // an edge of m = 40, 20, 10, …
+                    2 => {
+                        // within the tolerance of an edge (of m = 7, or of a grid cell)
+                        let e = [3.0 / 7.0, 0.5, 0.25, 0.75, 5.0 / 8.0][(next() * 5.0) as usize];
+                        e + (next() - 0.5) * 4e-7
+                    }
+                    3 => [0.0, 1.0, 0.29, 0.7][(next() * 4.0) as usize],
+                    _ => (0.5 + next() * 1e-3).min(1.0),
+                };
+                forecast.push(u);
+            }
+            let outcome: Vec<bool> = (0..n).map(|_| next() < 0.5).collect();
+            let reading = SortedReading::new(&Pairs { forecast, outcome });
+            let grid = WidthGrid::new(&reading);
+            for m in (1..=120).chain([7 * 40, 999, 2000, 2 * n + 1]) {
+                let want = reading.bins(Binning::Width, m);
+                let mut got = Vec::new();
+                grid.for_each_bin(&reading, m, |b| got.push(b));
+                assert_eq!(got, want, "n = {n}, m = {m}");
+            }
+        }
+    }
 }
