@@ -161,6 +161,14 @@ fn unavailable(metric: RankedMetric, has_vectors: bool) -> Option<String> {
     })
 }
 
+/// The values with every model defined at every bin count, or why not.
+fn complete(metric: RankedMetric, by_m: Vec<Vec<Option<f64>>>) -> Result<Vec<Vec<f64>>, String> {
+    by_m.into_iter()
+        .map(|row| row.into_iter().collect())
+        .collect::<Option<Vec<Vec<f64>>>>()
+        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+}
+
 impl Session {
     /// The models' indices, built on first use; with class readings when asked.
     fn flips_models(&mut self, classwise: bool) -> &[ModelIndex] {
@@ -320,13 +328,12 @@ impl Session {
         };
         out.values_ref = by_m[0].clone();
         out.values = by_m[1].clone();
-        let complete: Option<Vec<Vec<f64>>> = by_m
-            .into_iter()
-            .map(|row| row.into_iter().collect())
-            .collect();
-        let Some(values) = complete else {
-            out.unavailable = Some(format!("{} is undefined for some model", metric.name()));
-            return out;
+        let values = match complete(metric, by_m) {
+            Ok(v) => v,
+            Err(why) => {
+                out.unavailable = Some(why);
+                return out;
+            }
         };
         let error = self.error_vector();
         let sweep = ranking_sweep(&values, &error);
@@ -355,12 +362,9 @@ impl Session {
                     metric: metric.name().into(),
                     ..MetricMatrix::default()
                 };
-                let values = self.flips_values(metric, binning, bins).and_then(|v| {
-                    v.into_iter()
-                        .map(|row| row.into_iter().collect::<Option<Vec<f64>>>())
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
-                });
+                let values = self
+                    .flips_values(metric, binning, bins)
+                    .and_then(|v| complete(metric, v));
                 match values {
                     Err(why) => out.unavailable = Some(why),
                     Ok(values) => {

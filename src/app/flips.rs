@@ -12,7 +12,7 @@ use super::flips_chart::{self, colour};
 use super::flips_export as export;
 use super::flips_state::{ask, parse_bins, FlipsState};
 use super::store::Store;
-use super::widgets::num_view;
+use super::widgets::{binning_toggle, m_slider, num_view};
 
 /// The metrics offered, with their names in METRICS.md.
 const METRICS: [(&str, &str); 9] = [
@@ -182,15 +182,7 @@ fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
                     {options}
                 </select>
             </label>
-            <fieldset class="toggle">
-                <legend>"Binning"</legend>
-                <label><input type="radio" name="flips-binning" id="flips-binning-mass" value="mass"
-                    prop:checked=move || st.binning.get() == "mass"
-                    on:change=move |_| st.binning.set("mass".into())/>"equal-mass"</label>
-                <label><input type="radio" name="flips-binning" id="flips-binning-width" value="width"
-                    prop:checked=move || st.binning.get() == "width"
-                    on:change=move |_| st.binning.set("width".into())/>"equal-width"</label>
-            </fieldset>
+            {binning_toggle("flips-binning", st.binning)}
             <label><input type="checkbox" id="flips-log-y" prop:checked=move || st.log_y.get()
                 on:change=move |ev| st.log_y.set(event_target_checked(&ev))/>" log y axis"</label>
         </div>
@@ -199,17 +191,7 @@ fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
         })}
         <div class="controls slider" role="group" aria-label="Bin counts">
             <label for="flips-m-slider">"Bins m = " <output id="flips-m-value" for="flips-m-slider">{move || st.m.get().clamp(1, m_max.get())}</output></label>
-            <input id="flips-m-slider" type="range" min="0"
-                max=move || (steps.with(|s| s.len()) - 1).to_string()
-                data-steps=move || steps.with(|s| s.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(","))
-                prop:value=move || steps.with(|s| slider::position(s, st.m.get())).to_string()
-                aria-valuetext=move || format!("{} bins", st.m.get())
-                on:input=move |ev| {
-                    let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-                    if let Some(m) = steps.with_untracked(|s| s.get(i).copied()) {
-                        st.m.set(m);
-                    }
-                }/>
+            {m_slider("flips-m-slider", st.m, steps)}
             <span class="range">"1 … " {move || m_max.get()} " (log scale)"</span>
             <label class="exact">"exactly "
                 <input id="flips-m-input" type="number" min="1" max=move || m_max.get().to_string()

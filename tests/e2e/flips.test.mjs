@@ -8,22 +8,19 @@ import { readFileSync, mkdtempSync, copyFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  launch, openApp, idle, dropFiles, dropPaths, expected, compareDisplayed, valueOf, shot, foreignRequests,
-  fixtures, tolerance,
+  launch, idle, dropFiles, dropPaths, expected, compareDisplayed, valueOf, shot, foreignRequests,
+  fixtures, tolerance, withApp as withAppOf,
 } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function withApp(fn, opts) {
-  const app = await openApp(browser, opts);
-  try {
+function withApp(fn, opts) {
+  return withAppOf(browser, async (app) => {
     await fn(app);
     assert.deepEqual(foreignRequests(app.requests), [], 'no request leaves the origin');
-  } finally {
-    await app.context.close();
-  }
+  }, opts);
 }
 
 async function openFlips(page) {

@@ -215,6 +215,27 @@ fn recalibrate_keeps_every_row_in_order_with_its_id() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The binned metrics of the fixtures' ranking section.
+const BINNED: [&str; 6] = [
+    "confece",
+    "confce",
+    "confce_corr",
+    "lince_cw",
+    "cwece",
+    "rmsce_conf",
+];
+
+/// A fixture's `m_values` as a `--bins` argument.
+fn bins_arg(expected: &Value) -> String {
+    let bins: Vec<String> = expected["m_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    bins.join(",")
+}
+
 /// `calibscope flips --json` equals the multi fixtures' ranking section.
 #[test]
 fn flips_json_matches_the_ranking_fixtures() {
@@ -224,21 +245,8 @@ fn flips_json_matches_the_ranking_fixtures() {
             &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
         )
         .unwrap();
-        let bins: Vec<String> = expected["m_values"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
-        let bins = bins.join(",");
-        for metric in [
-            "confece",
-            "confce",
-            "confce_corr",
-            "lince_cw",
-            "cwece",
-            "rmsce_conf",
-        ] {
+        let bins = bins_arg(&expected);
+        for metric in BINNED {
             for binning in ["width", "mass"] {
                 let out = calibscope(&[
                     "flips",
@@ -396,12 +404,7 @@ fn flips_all_metrics_match_the_ranking_fixtures() {
         &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
     )
     .unwrap();
-    let bins: Vec<String> = expected["m_values"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
+    let bins = bins_arg(&expected);
     let file = path.to_str().unwrap();
     for binning in ["width", "mass"] {
         let out = calibscope(&[
@@ -412,19 +415,12 @@ fn flips_all_metrics_match_the_ranking_fixtures() {
             "--binning",
             binning,
             "--bins",
-            &bins.join(","),
+            &bins,
             file,
         ]);
         assert_eq!(out.status.code(), Some(0));
         let doc = stdout_json(&out);
-        for metric in [
-            "confece",
-            "confce",
-            "confce_corr",
-            "lince_cw",
-            "cwece",
-            "rmsce_conf",
-        ] {
+        for metric in BINNED {
             let want = json!({"tolerance": expected["tolerance"], "r": expected["ranking"]["metrics"][metric][binning]});
             let mismatches = compare::compare(&json!({"r": doc["metrics"][metric]}), &want);
             assert!(mismatches.is_empty(), "{metric} {binning}: {mismatches:?}");
