@@ -8,7 +8,7 @@ use calibscope_app::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMat
 use calibscope_app::slider;
 use leptos::prelude::*;
 
-use super::flips_chart::{self, colour};
+use super::flips_chart;
 use super::flips_export as export;
 use super::flips_state::{ask, parse_bins, FlipsState};
 use super::store::Store;
@@ -27,7 +27,7 @@ const METRICS: [(&str, &str); 9] = [
     ("l_conf", "l_conf (proper loss of ConfCE^corr)"),
 ];
 
-fn label(metric: &str) -> &'static str {
+pub(super) fn label(metric: &str) -> &'static str {
     METRICS
         .iter()
         .find(|(k, _)| *k == metric)
@@ -77,16 +77,12 @@ fn int_view(path: String, v: usize) -> impl IntoView {
 pub fn Flips() -> impl IntoView {
     let store = expect_context::<Store>();
     let st = expect_context::<FlipsState>();
-    let m_max = Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max)));
     let models = Memo::new(move |_| {
         store
             .summary
             .with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default())
     });
     let enough = move || models.with(|m| m.len() >= 2);
-    // the bin counts actually used (within 1..=m_max)
-    let m_now = move || st.m.get().clamp(1, m_max.get());
-    let m_ref = move || st.m_ref.get().clamp(1, m_max.get());
     Effect::new(move |_| {
         if enough() {
             ask(FlipsRequest::Curve {
@@ -100,8 +96,8 @@ pub fn Flips() -> impl IntoView {
             ask(FlipsRequest::Rank {
                 metric: st.metric.get(),
                 binning: st.binning.get(),
-                m: m_now(),
-                m_ref: m_ref(),
+                m: st.m_at(),
+                m_ref: st.ref_at(),
             });
         }
     });
@@ -125,8 +121,8 @@ pub fn Flips() -> impl IntoView {
                     <p class="note">"How the ranking of your models by a calibration error changes with the number of bins alone. "
                         "Binned ECE is not truthful, so its ranking can flip; the corrected ConfCE^corr and the classwise LinCE^cw stay stable. "
                         <a href="#why-flips">"Why?"</a></p>
-                    <FlipsControls m_max=m_max/>
-                    <FlipsChart/>
+                    <FlipsControls/>
+                    <flips_chart::FlipsCharts/>
                     <RankingTable/>
                     <SpearmanMatrices/>
                     <WhyFlips/>
@@ -157,8 +153,9 @@ fn NeedsModels() -> impl IntoView {
 }
 
 #[component]
-fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
+fn FlipsControls() -> impl IntoView {
     let st = expect_context::<FlipsState>();
+    let m_max = st.m_max;
     let store = expect_context::<Store>();
     let steps = Memo::new(move |_| {
         let extra: Vec<usize> = [5, 20, 100, st.m_ref.get()].into_iter().collect();
@@ -173,7 +170,7 @@ fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
             .summary
             .with(|s| s.as_ref().is_some_and(|s| s.kind == "toplabel"))
     };
-    let set_m = move |m: usize| st.m.set(m.clamp(1, m_max.get_untracked()));
+    let set_m = move |m: usize| st.m.set(st.clamp(m));
     view! {
         <div class="controls" role="group" aria-label="Ranking flips settings">
             <label>"Metric "
@@ -190,7 +187,7 @@ fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
             <p class="notice" role="note" id="flips-toplabel-note">"Top-label input: LinCE^cw, cwECE and Brier/k need every class probability and cannot be computed here; the confidence metrics (ConfECE, ConfCE, ConfCE^corr, RMSCE, l_conf) can."</p>
         })}
         <div class="controls slider" role="group" aria-label="Bin counts">
-            <label for="flips-m-slider">"Bins m = " <output id="flips-m-value" for="flips-m-slider">{move || st.m.get().clamp(1, m_max.get())}</output></label>
+            <label for="flips-m-slider">"Bins m = " <output id="flips-m-value" for="flips-m-slider">{move || st.m_at()}</output></label>
             {m_slider("flips-m-slider", st.m, steps)}
             <span class="range">"1 … " {move || m_max.get()} " (log scale)"</span>
             <label class="exact">"exactly "
@@ -200,110 +197,20 @@ fn FlipsControls(m_max: Memo<usize>) -> impl IntoView {
                         if let Ok(m) = event_target_value(&ev).parse::<usize>() { set_m(m) }
                     }/>
             </label>
-            <button id="flips-pin" on:click=move |_| st.m_ref.set(st.m.get_untracked().clamp(1, m_max.get_untracked()))>
-                {move || format!("Pin m = {} as reference", st.m.get().clamp(1, m_max.get()))}
+            <button id="flips-pin" on:click=move |_| st.m_ref.set(st.clamp(st.m.get_untracked()))>
+                {move || format!("Pin m = {} as reference", st.m_at())}
             </button>
             <label>"reference m "
                 <input id="flips-ref-input" type="number" min="1" max=move || m_max.get().to_string()
-                    prop:value=move || st.m_ref.get().clamp(1, m_max.get()).to_string()
+                    prop:value=move || st.ref_at().to_string()
                     on:change=move |ev| {
                         if let Ok(m) = event_target_value(&ev).parse::<usize>() {
-                            st.m_ref.set(m.clamp(1, m_max.get_untracked()))
+                            st.m_ref.set(st.clamp(m))
                         }
                     }/>
             </label>
         </div>
     }
-}
-
-#[component]
-fn FlipsChart() -> impl IntoView {
-    let st = expect_context::<FlipsState>();
-    let store = expect_context::<Store>();
-    let drawn = Memo::new(move |_| {
-        let log_y = st.log_y.get();
-        st.curve.with(|c| {
-            let c = c.as_ref()?;
-            c.unavailable
-                .is_none()
-                .then(|| flips_chart::draw_curve(c, label(&c.metric), log_y))
-        })
-    });
-    let marker = move |m: usize, class: &'static str| {
-        let d = drawn.with(|d| {
-            d.as_ref().map(|d| {
-                (
-                    d.x_of_m.get(m.wrapping_sub(1)).copied(),
-                    d.y_top,
-                    d.y_bottom,
-                )
-            })
-        })?;
-        let (Some(x), top, bottom) = d else {
-            return None;
-        };
-        Some(
-            view! { <line class=class x1=x.to_string() x2=x.to_string() y1=top.to_string() y2=bottom.to_string()></line> },
-        )
-    };
-    let export_svg = move |_| {
-        if let Some(svg) = with_markers(drawn, st) {
-            export::download_text(&file_name(st, "svg"), "image/svg+xml", &svg);
-        }
-    };
-    let export_png = move |_| {
-        if let Some(svg) = with_markers(drawn, st) {
-            export::download_png(&file_name(st, "png"), &svg, flips_chart::W, flips_chart::H);
-        }
-    };
-    view! {
-        {move || st.curve.with(|c| c.as_ref().and_then(|c| c.unavailable.clone())).map(|why| view! {
-            <p class="notice unavailable" role="status" id="flips-unavailable">{format!("{} cannot be computed for this input: {why}.", label(&st.metric.get()))}</p>
-        })}
-        <div class="chart-wrap flips-chart">
-            <div class="chart" id="flips-chart" role="img" tabindex="0"
-                aria-label=move || format!("{} against the number of bins for every model; marker at m = {}, reference at m = {}", label(&st.metric.get()), st.m.get(), st.m_ref.get())>
-                <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
-                <svg class="overlay" viewBox=format!("0 0 {} {}", flips_chart::W, flips_chart::H) aria-hidden="true">
-                    {move || marker(st.m_ref.get(), "ref-marker")}
-                    {move || marker(st.m.get(), "m-marker")}
-                </svg>
-            </div>
-            <ul class="flips-legend" aria-label="Models">
-                {move || store.summary.with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, name)| view! {
-                    <li><svg width="18" height="8" aria-hidden="true"><rect width="18" height="4" y="2" fill=colour(i)></rect></svg>" " {name}</li>
-                }).collect_view()}
-                <li class="marker-key">"solid: m · dashed: reference"</li>
-            </ul>
-            <p class="exports">
-                <button id="flips-export-svg" on:click=export_svg>"Chart as SVG"</button>" "
-                <button id="flips-export-png" on:click=export_png>"Chart as PNG"</button>
-            </p>
-        </div>
-    }
-}
-
-fn file_name(st: FlipsState, ext: &str) -> String {
-    format!(
-        "calibscope-flips-{}-{}.{ext}",
-        st.metric.get_untracked(),
-        st.binning.get_untracked()
-    )
-}
-
-/// The chart's SVG with the two markers drawn in, for export.
-fn with_markers(drawn: Memo<Option<flips_chart::CurveDrawn>>, st: FlipsState) -> Option<String> {
-    drawn.with_untracked(|d| {
-        let d = d.as_ref()?;
-        let line = |m: usize, dash: &str| {
-            d.x_of_m.get(m.wrapping_sub(1)).map_or(String::new(), |x| {
-                format!("<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#333333\" stroke-width=\"1.5\"{dash}/>", d.y_top, d.y_bottom)
-            })
-        };
-        let lines = line(st.m.get_untracked(), "") + &line(st.m_ref.get_untracked(), " stroke-dasharray=\"5 4\"");
-        let at = d.svg.rfind("</svg>")?;
-        Some(format!("{}{lines}{}", &d.svg[..at], &d.svg[at..]))
-    })
 }
 
 #[component]

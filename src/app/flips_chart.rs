@@ -2,16 +2,35 @@
 //! per model, drawn with plotters' SVG backend (axes, labels, grid) and one `<path>`
 //! per model, thinned to at most two points per pixel column so the SVG stays
 //! small at 2000 bin counts. The slider's marker is an overlay of the page (a
-//! slider step does not redraw the chart).
+//! slider step does not redraw the chart). Under it, the metric's Spearman against
+//! the classification error at every m, on the same axis.
 
 use calibscope_app::flips::FlipsCurve;
+use leptos::prelude::*;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::fmt::Write;
 
-/// Size of the drawing in SVG user units.
+use super::flips::label;
+use super::flips_export as export;
+use super::flips_state::FlipsState;
+use super::store::Store;
+
+/// Width of the drawings in SVG user units; heights of the metric's chart and of
+/// the Spearman chart.
 pub const W: u32 = 720;
 pub const H: u32 = 420;
+pub const H_RHO: u32 = 200;
+
+/// The y axis of a chart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum YScale {
+    /// Logarithmic when every value is positive, else linear.
+    Log,
+    Linear,
+    /// A fixed linear range.
+    Fixed(f64, f64),
+}
 
 /// The drawing, and the x position of every bin count `m = 1..=m_max` (index `m - 1`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,6 +40,8 @@ pub struct CurveDrawn {
     /// The plotting area's top and bottom, for the marker lines.
     pub y_top: f64,
     pub y_bottom: f64,
+    /// The drawing's height.
+    pub h: u32,
 }
 
 /// The line colours (Tableau 10), cycled past ten models.
@@ -34,35 +55,33 @@ pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Draws `curve` (a label for the y axis: `y_label`); `log_y` asks for a log y axis
-/// (used when every value is positive).
-pub fn draw_curve(curve: &FlipsCurve, y_label: &str, log_y: bool) -> CurveDrawn {
+/// Draws `curve` (a label for the y axis: `y_label`) at height `h`.
+pub fn draw_curve(curve: &FlipsCurve, y_label: &str, scale: YScale, h: u32) -> CurveDrawn {
     let values = || curve.values.iter().flatten().filter_map(|v| *v);
     let lo = values().fold(f64::INFINITY, f64::min);
     let hi = values().fold(f64::NEG_INFINITY, f64::max);
     let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
     let x_hi = (curve.m_max.max(2)) as f64;
     let mut svg = String::new();
-    let result = if log_y && lo > 0.0 {
-        let (a, b) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo * 0.9, hi * 1.1)
-        };
-        draw(
-            &mut svg,
-            curve,
-            y_label,
-            x_hi,
-            (a / 1.15..b * 1.15).log_scale(),
-        )
-    } else {
-        let pad = if hi > lo {
-            (hi - lo) * 0.05
-        } else {
-            hi.abs().max(1e-3) * 0.1
-        };
-        draw(&mut svg, curve, y_label, x_hi, lo - pad..hi + pad)
+    let result = match scale {
+        YScale::Log if lo > 0.0 => {
+            let (a, b) = if hi > lo {
+                (lo, hi)
+            } else {
+                (lo * 0.9, hi * 1.1)
+            };
+            let range = (a / 1.15..b * 1.15).log_scale();
+            draw(&mut svg, curve, y_label, x_hi, h, range)
+        }
+        YScale::Fixed(a, b) => draw(&mut svg, curve, y_label, x_hi, h, a..b),
+        _ => {
+            let pad = if hi > lo {
+                (hi - lo) * 0.05
+            } else {
+                hi.abs().max(1e-3) * 0.1
+            };
+            draw(&mut svg, curve, y_label, x_hi, h, lo - pad..hi + pad)
+        }
     };
     match result {
         Ok((x_of_m, y_top, y_bottom, layer)) => {
@@ -73,13 +92,15 @@ pub fn draw_curve(curve: &FlipsCurve, y_label: &str, log_y: bool) -> CurveDrawn 
                 x_of_m,
                 y_top,
                 y_bottom,
+                h,
             }
         }
         Err(e) => CurveDrawn {
             svg: format!(
-                "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {H}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
+                "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {h}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
                 e.replace('<', "&lt;")
             ),
+            h,
             ..CurveDrawn::default()
         },
     }
@@ -92,6 +113,7 @@ fn draw<Y>(
     curve: &FlipsCurve,
     y_label: &str,
     x_hi: f64,
+    h: u32,
     y_range: Y,
 ) -> Result<Drawn, String>
 where
@@ -99,7 +121,7 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
-    let root = SVGBackend::with_string(svg, (W, H)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (W, h)).into_drawing_area();
     let mut chart = ChartBuilder::on(&root)
         .margin_top(12)
         .margin_right(18)
@@ -167,4 +189,140 @@ where
     }
     root.present().map_err(|e| err(&e))?;
     Ok((x_of_m, area.1.start as f64, area.1.end as f64, layer))
+}
+
+/// A drawn chart with the slider's marker (solid) and the reference's (dashed) on top.
+#[component]
+fn MarkedChart(
+    id: &'static str,
+    drawn: Memo<Option<CurveDrawn>>,
+    #[prop(into)] label: Signal<String>,
+) -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let marker = move |m: usize, class: &'static str| {
+        let (x, top, bottom) = drawn.with(|d| {
+            let d = d.as_ref()?;
+            Some((*d.x_of_m.get(m.wrapping_sub(1))?, d.y_top, d.y_bottom))
+        })?;
+        Some(
+            view! { <line class=class x1=x.to_string() x2=x.to_string() y1=top.to_string() y2=bottom.to_string()></line> },
+        )
+    };
+    let h = move || drawn.with(|d| d.as_ref().map_or(H, |d| d.h));
+    view! {
+        <div class="chart" id=id role="img" tabindex="0" aria-label=move || label.get()>
+            <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
+            <svg class="overlay" viewBox=move || format!("0 0 {W} {}", h()) aria-hidden="true">
+                {move || marker(st.ref_at(), "ref-marker")}
+                {move || marker(st.m_at(), "m-marker")}
+            </svg>
+        </div>
+    }
+}
+
+/// The metric's chart, its Spearman against the error, the legend and the exports.
+#[component]
+pub fn FlipsCharts() -> impl IntoView {
+    let st = expect_context::<FlipsState>();
+    let store = expect_context::<Store>();
+    let drawn = Memo::new(move |_| {
+        let scale = if st.log_y.get() {
+            YScale::Log
+        } else {
+            YScale::Linear
+        };
+        st.curve.with(|c| {
+            let c = c.as_ref()?;
+            c.unavailable
+                .is_none()
+                .then(|| draw_curve(c, label(&c.metric), scale, H))
+        })
+    });
+    let rho = Memo::new(move |_| {
+        st.curve.with(|c| {
+            let c = c.as_ref().filter(|c| c.unavailable.is_none())?;
+            let line = FlipsCurve {
+                m_max: c.m_max,
+                values: vec![c.spearman_vs_error.clone()],
+                ..FlipsCurve::default()
+            };
+            Some(draw_curve(
+                &line,
+                "Spearman vs error",
+                YScale::Fixed(-1.05, 1.05),
+                H_RHO,
+            ))
+        })
+    });
+    let export_svg = move |_| {
+        if let Some(svg) = with_markers(drawn, st) {
+            export::download_text(&file_name(st, "svg"), "image/svg+xml", &svg);
+        }
+    };
+    let export_png = move |_| {
+        if let Some(svg) = with_markers(drawn, st) {
+            export::download_png(&file_name(st, "png"), &svg, W, H);
+        }
+    };
+    let main_label = Signal::derive(move || {
+        format!(
+            "{} against the number of bins for every model; marker at m = {}, reference at m = {}",
+            label(&st.metric.get()),
+            st.m_at(),
+            st.ref_at()
+        )
+    });
+    let rho_label = Signal::derive(move || {
+        format!(
+            "Spearman correlation between the ranking by {} and the ranking by classification error, at every number of bins",
+            label(&st.metric.get())
+        )
+    });
+    view! {
+        {move || st.curve.with(|c| c.as_ref().and_then(|c| c.unavailable.clone())).map(|why| view! {
+            <p class="notice unavailable" role="status" id="flips-unavailable">{format!("{} cannot be computed for this input: {why}.", label(&st.metric.get()))}</p>
+        })}
+        <div class="chart-wrap flips-chart">
+            <MarkedChart id="flips-chart" drawn=drawn label=main_label/>
+            <ul class="flips-legend" aria-label="Models">
+                {move || store.summary.with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, name)| view! {
+                    <li><svg width="18" height="8" aria-hidden="true"><rect width="18" height="4" y="2" fill=colour(i)></rect></svg>" " {name}</li>
+                }).collect_view()}
+                <li class="marker-key">"solid: m · dashed: reference"</li>
+            </ul>
+            <p class="exports">
+                <button id="flips-export-svg" on:click=export_svg>"Chart as SVG"</button>" "
+                <button id="flips-export-png" on:click=export_png>"Chart as PNG"</button>
+            </p>
+            <h3 class="rho-title">"Spearman against classification error, at every m"</h3>
+            <MarkedChart id="flips-rho-chart" drawn=rho label=rho_label/>
+        </div>
+    }
+}
+
+fn file_name(st: FlipsState, ext: &str) -> String {
+    format!(
+        "calibscope-flips-{}-{}.{ext}",
+        st.metric.get_untracked(),
+        st.binning.get_untracked()
+    )
+}
+
+/// The chart's SVG with the two markers drawn in, for export.
+fn with_markers(drawn: Memo<Option<CurveDrawn>>, st: FlipsState) -> Option<String> {
+    drawn.with_untracked(|d| {
+        let d = d.as_ref()?;
+        let line = |m: usize, dash: &str| {
+            d.x_of_m.get(m.wrapping_sub(1)).map_or(String::new(), |x| {
+                format!(
+                    "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#333333\" stroke-width=\"1.5\"{dash}/>",
+                    d.y_top, d.y_bottom
+                )
+            })
+        };
+        let (m, m_ref) = (st.clamp(st.m.get_untracked()), st.clamp(st.m_ref.get_untracked()));
+        let lines = line(m, "") + &line(m_ref, " stroke-dasharray=\"5 4\"");
+        let at = d.svg.rfind("</svg>")?;
+        Some(format!("{}{lines}{}", &d.svg[..at], &d.svg[at..]))
+    })
 }

@@ -7,6 +7,8 @@ use std::cell::RefCell;
 use calibscope_app::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
 use leptos::prelude::*;
 
+use super::store::{Store, View};
+
 /// The bin counts of the Spearman matrices at start (the seed's table; clipped to n).
 pub const DEFAULT_BINS: &str = "5, 20, 2000";
 
@@ -28,6 +30,25 @@ pub struct FlipsState {
     pub curve: RwSignal<Option<FlipsCurve>>,
     pub ranking: RwSignal<Option<FlipsRanking>>,
     pub matrices: RwSignal<Option<FlipsMatrices>>,
+    /// The data set's largest bin count, `min(n, 2000)`.
+    pub m_max: Memo<usize>,
+}
+
+impl FlipsState {
+    /// The slider's bin count within `1..=m_max` (tracked).
+    pub fn m_at(&self) -> usize {
+        self.m.get().clamp(1, self.m_max.get())
+    }
+
+    /// The reference bin count within `1..=m_max` (tracked).
+    pub fn ref_at(&self) -> usize {
+        self.m_ref.get().clamp(1, self.m_max.get())
+    }
+
+    /// `m` within `1..=m_max` (untracked).
+    pub fn clamp(&self, m: usize) -> usize {
+        m.clamp(1, self.m_max.get_untracked())
+    }
 }
 
 thread_local! {
@@ -36,8 +57,29 @@ thread_local! {
     static LATEST: RefCell<[u64; 3]> = const { RefCell::new([0; 3]) };
 }
 
-/// Creates the view's state and provides it as context.
-pub fn provide() {
+/// The anchors of the view: a link to one of them (from another view, or from
+/// outside the page) opens the view there.
+const ANCHORS: [&str; 2] = ["#flips", "#why-flips"];
+
+/// Opens the view when the page's hash names one of its anchors.
+fn follow_hash(store: Store) {
+    let hash = window().location().hash().unwrap_or_default();
+    if !ANCHORS.contains(&hash.as_str()) {
+        return;
+    }
+    store.view.set(View::Flips);
+    request_animation_frame(move || {
+        if let Some(el) = document().get_element_by_id(&hash[1..]) {
+            el.scroll_into_view();
+        }
+    });
+}
+
+/// Creates the view's state, provides it as context, and opens the view on links
+/// to its anchors.
+pub fn provide(store: Store) {
+    follow_hash(store);
+    let _ = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(store));
     let state = FlipsState {
         metric: RwSignal::new("confece".into()),
         binning: RwSignal::new("mass".into()),
@@ -48,6 +90,7 @@ pub fn provide() {
         curve: RwSignal::new(None),
         ranking: RwSignal::new(None),
         matrices: RwSignal::new(None),
+        m_max: Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max))),
     };
     STATE.with(|s| *s.borrow_mut() = Some(state));
     provide_context(state);

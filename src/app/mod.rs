@@ -69,7 +69,7 @@ async fn fetch_example() -> Result<File, JsValue> {
 fn App() -> impl IntoView {
     let store = Store::new();
     provide_context(store);
-    flips_state::provide();
+    flips_state::provide(store);
     client::start(store);
     // the example audit
     open_example();

@@ -220,3 +220,18 @@ test('keyboard: the view tab, the metric, the slider and the pin work without a 
     assert.equal(await valueOf(page, `ranking.metrics.confce.mass.flip_count.${after}|${after}`), '0');
   });
 });
+
+test('a link to #why-flips opens the view at the explanation; the Spearman-vs-error chart follows the metric', async () => {
+  await withApp(async ({ page }) => {
+    await page.evaluate(() => { window.location.hash = '#why-flips'; });
+    await idle(page);
+    assert.equal(await page.getAttribute('#tab-flips', 'aria-selected'), 'true');
+    assert.match(await page.locator('#why-flips').innerText(), /not truthful/);
+    assert.match(await page.locator('#why-flips').innerText(), /1\/n/);
+    await page.waitForSelector('#flips-rho-chart .svg svg path');
+    // one line: the Spearman of the metric against the error at m = 1..n
+    assert.equal(await page.locator('#flips-rho-chart .svg svg path[data-model]').count(), 1);
+    assert.equal(await page.locator('#flips-chart .svg svg path[data-model]').count(), 10);
+    assert.equal(await page.locator('#flips-chart svg.overlay line').count(), 2, 'the m and reference markers');
+  });
+});
