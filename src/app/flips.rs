@@ -83,8 +83,13 @@ pub fn Flips() -> impl IntoView {
             .with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default())
     });
     let enough = move || models.with(|m| m.len() >= 2);
+    // every data set opened asks again (even one with the same model names)
+    let loaded = move || {
+        store.summary.track();
+        enough()
+    };
     Effect::new(move |_| {
-        if enough() {
+        if loaded() {
             ask(FlipsRequest::Curve {
                 metric: st.metric.get(),
                 binning: st.binning.get(),
@@ -92,7 +97,7 @@ pub fn Flips() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        if enough() {
+        if loaded() {
             ask(FlipsRequest::Rank {
                 metric: st.metric.get(),
                 binning: st.binning.get(),
@@ -102,7 +107,7 @@ pub fn Flips() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        if let (true, Ok(bins)) = (enough(), parse_bins(&st.bins_text.get())) {
+        if let (true, Ok(bins)) = (loaded(), parse_bins(&st.bins_text.get())) {
             ask(FlipsRequest::Matrices {
                 binning: st.binning.get(),
                 bins,

@@ -190,6 +190,16 @@ test('top-label input: the classwise metrics say they cannot be computed; two mo
     await idle(page);
     assert.equal(await valueOf(page, 'ranking.metrics.confce_corr.mass.spearman_between.5|2000'), 'null');
     assert.match(await page.locator('.flip-summary').innerText(), /fewer than 3 models/);
+    // another data set with the same model names: the view asks again
+    const path5 = 'ranking.metrics.confce_corr.mass';
+    const before = await valueOf(page, `models.model_a.metrics.confce_corr.mass.5`);
+    const other = path.join(fixtures, 'synthetic/syn_normal_overconf_sqrt_n2000_s6_toplabel.csv');
+    for (const f of files) copyFileSync(other, f);
+    await dropPaths(page, files);
+    await page.waitForSelector('#flips-ranking');
+    const after = await valueOf(page, `models.model_a.metrics.confce_corr.mass.5`);
+    assert.ok(before && after && before !== after, `${before} then ${after}`);
+    assert.equal(await valueOf(page, `${path5}.ranks.5.0`), '1.5', 'two equal models tie');
   });
 });
 
