@@ -445,7 +445,7 @@ pub fn WhyFlips() -> impl IntoView {
             <p>"The squared errors separate the two effects. Their expectation is a calibration term plus a variance term that depends on the data, not on what the model reports. "
                "For the class probabilities (LinCE^cw, the mean over classes) that is already truthful. "
                "For the confidence of the predicted class (ConfCE) one more step is needed: a model can choose which class it predicts, and the variance term q(1 − q) is not monotone in the true probability q of that class. "
-               "Adding (1/n)(1 − accuracy) turns it into (1 − q²)/n², which only an honest, most-probable prediction minimises: that is ConfCE^corr. "
+               "Adding (1/n)(1 − accuracy) turns that term into (1/n²) Σ (1 − q²), which falls as q grows: the lowest expected value needs the most probable class, reported honestly. That is ConfCE^corr. "
                "The correction is at most 1/n, so it vanishes for large samples."</p>
             <p>"Read it here: pick ConfECE and move the slider between a coarse m (5) and a fine one (2000, or n): count the flips. "
                "Switch to ConfCE^corr or LinCE^cw and the rankings hold much better; their Spearman against the classification error and against the proper losses (l_conf, Brier/k) stays high. "
