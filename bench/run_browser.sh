@@ -14,15 +14,8 @@
 # Results: printed, and bench/out/browser/result.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-runs=3
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift ;;
-    *) echo "usage: bash bench/run_browser.sh [--runs N]" >&2; exit 2 ;;
-  esac
-  shift
-done
+. bench/lib.sh
+bench_runs "bash bench/run_browser.sh" "$@"
 
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 out=bench/out/browser
@@ -30,11 +23,7 @@ mkdir -p "$out"
 
 echo "== build"
 cargo build --quiet --release --locked -p calibscope-cli
-if [ ! -f dist/app_bg.wasm ] || [ ! -f dist/worker_bg.wasm ] \
-  || [ -n "$(find src index.html style assets crates Cargo.toml Cargo.lock -newer dist/worker_bg.wasm -type f -print -quit)" ]; then
-  cargo xtask dist
-fi
-[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+bench_dist
 
 echo "== inputs"
 # `label,p` rows of ~21 bytes: 1M rows ≈ 21 MB, 4.75M rows ≈ 101 MB
@@ -49,13 +38,7 @@ nproc
 uptime
 chromium --version
 
-portfile="$(mktemp)"
-target/release/xtask serve --port 0 --port-file "$portfile" > "$out/server.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$portfile"' EXIT
-for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
-[ -s "$portfile" ] || { echo "the server did not start" >&2; cat "$out/server.log" >&2; exit 1; }
-export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
+bench_serve "$out"
 
 echo "== browser benchmark ($runs runs)"
 node bench/browser.mjs --binary "$out/binary_1m.csv" --big "$out/binary_4750k.csv" \

@@ -169,6 +169,7 @@ pub struct Session {
     dataset: Dataset,
     models: Vec<Model>,
     summary: Summary,
+    flips_cache: crate::flips::FlipsCache,
 }
 
 impl Session {
@@ -198,6 +199,7 @@ impl Session {
             dataset,
             models,
             summary,
+            flips_cache: Default::default(),
         }
     }
 
@@ -224,6 +226,12 @@ impl Session {
             m.sort_unstable();
         }
         m
+    }
+
+    /// The models' prediction sets and the ranking-flips view's cache.
+    pub(crate) fn flips_parts(&mut self) -> (Vec<&PredictionSet>, &mut crate::flips::FlipsCache) {
+        let sets = self.models.iter().map(|m| &m.set).collect();
+        (sets, &mut self.flips_cache)
     }
 
     /// What was read and how.

@@ -6,6 +6,7 @@
 //! - [`numfmt`]: how numbers are shown and written into `data-value`.
 
 pub mod engine;
+pub mod flips;
 pub mod numfmt;
 pub mod proto;
 pub mod slider;

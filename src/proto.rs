@@ -64,6 +64,12 @@ pub enum ToWorker {
         binning: String,
         m: usize,
     },
+    /// A question of the ranking-flips view (its own generations per kind).
+    Flips {
+        id: u64,
+        gen: u64,
+        request: crate::flips::FlipsRequest,
+    },
 }
 
 /// One error, located.
@@ -177,6 +183,12 @@ pub enum FromWorker {
         /// undefined.
         metrics: serde_json::Map<String, Value>,
         nonempty_bins: usize,
+    },
+    /// The answer to [`ToWorker::Flips`].
+    Flips {
+        id: u64,
+        gen: u64,
+        answer: crate::flips::FlipsAnswer,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

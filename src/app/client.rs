@@ -246,6 +246,21 @@ pub fn compute(model: usize, reading: String, binning: String, m: usize) {
     );
 }
 
+/// Sends a ranking-flips question; returns its generation (its id): the view keeps
+/// only the latest generation's answer of each kind.
+pub fn flips(request: calibscope_app::flips::FlipsRequest) -> u64 {
+    let id = next_id();
+    send(
+        &ToWorker::Flips {
+            id,
+            gen: id,
+            request,
+        },
+        Array::new(),
+    );
+    id
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -346,6 +361,10 @@ fn handle(msg: FromWorker) {
                     nonempty_bins,
                 }));
             }
+        }
+        FromWorker::Flips { id, gen, answer } => {
+            done(id);
+            super::flips_state::accept(gen, answer);
         }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);

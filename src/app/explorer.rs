@@ -11,7 +11,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::chart;
 use super::store::{Computed, Store};
-use super::widgets::num_view;
+use super::widgets::{binning_toggle, m_slider, num_view};
 
 fn reading_label(s: &Summary, reading: &str) -> String {
     match reading {
@@ -178,28 +178,10 @@ pub fn Explorer() -> impl IntoView {
                             {reading_options}
                         </select>
                     </label>
-                    <fieldset class="toggle">
-                        <legend>"Binning"</legend>
-                        <label><input type="radio" name="binning" id="binning-width" value="width"
-                            prop:checked=move || store.binning.get() == "width"
-                            on:change=move |_| store.binning.set("width".into())/>"equal-width"</label>
-                        <label><input type="radio" name="binning" id="binning-mass" value="mass"
-                            prop:checked=move || store.binning.get() == "mass"
-                            on:change=move |_| store.binning.set("mass".into())/>"equal-mass"</label>
-                    </fieldset>
+                    {binning_toggle("binning", store.binning)}
                     <div class="slider">
                         <label for="m-slider">"Bins m = " <output id="m-value" for="m-slider">{move || store.m.get()}</output></label>
-                        <input id="m-slider" type="range" min="0"
-                            max=move || (steps.with(|s| s.len()) - 1).to_string()
-                            data-steps=move || steps.with(|s| s.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(","))
-                            prop:value=move || steps.with(|s| slider::position(s, store.m.get())).to_string()
-                            aria-valuetext=move || format!("{} bins", store.m.get())
-                            on:input=move |ev| {
-                                let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-                                if let Some(m) = steps.with_untracked(|s| s.get(i).copied()) {
-                                    store.m.set(m);
-                                }
-                            }/>
+                        {m_slider("m-slider", store.m, steps)}
                         <span class="range">"1 … " {s.m_max} " (log scale)"</span>
                         <label class="exact">"exactly "
                             <input id="m-input" type="number" min="1" max=s.m_max.to_string()

@@ -5,6 +5,10 @@
 mod chart;
 mod client;
 mod explorer;
+mod flips;
+mod flips_chart;
+mod flips_export;
+mod flips_state;
 mod mapping;
 mod overview;
 mod panels;
@@ -36,6 +40,18 @@ pub(crate) fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
+/// Opens the bundled example (also offered by views that need several models).
+pub(crate) fn open_example() {
+    client::busy(1);
+    wasm_bindgen_futures::spawn_local(async move {
+        match fetch_example().await {
+            Ok(file) => client::open(vec![file], MappingOverride::default()),
+            Err(e) => web_sys::console::warn_1(&e),
+        }
+        client::busy(-1);
+    });
+}
+
 async fn fetch_example() -> Result<File, JsValue> {
     let resp: web_sys::Response = JsFuture::from(window().fetch_with_str(EXAMPLE))
         .await?
@@ -53,16 +69,10 @@ async fn fetch_example() -> Result<File, JsValue> {
 fn App() -> impl IntoView {
     let store = Store::new();
     provide_context(store);
+    flips_state::provide(store);
     client::start(store);
     // the example audit
-    client::busy(1);
-    wasm_bindgen_futures::spawn_local(async move {
-        match fetch_example().await {
-            Ok(file) => client::open(vec![file], MappingOverride::default()),
-            Err(e) => web_sys::console::warn_1(&e),
-        }
-        client::busy(-1);
-    });
+    open_example();
     // the chosen reading's table, recomputed on every change (latest wins)
     Effect::new(move |_| {
         let has = store.summary.with(|s| s.is_some());
@@ -112,6 +122,7 @@ fn App() -> impl IntoView {
             <ViewNav/>
             {move || match store.view.get() {
                 View::Audit => view! { <Overview/><Explorer/> }.into_any(),
+                View::Flips => view! { <flips::Flips/> }.into_any(),
             }}
         </main>
         <footer>

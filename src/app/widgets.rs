@@ -2,7 +2,7 @@
 //! paths into the audit JSON, and headings with a one-line explanation.
 
 use calibscope_app::numfmt::{data_value, display};
-use calibscope_app::text;
+use calibscope_app::{slider, text};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -42,5 +42,42 @@ pub fn help_header(key: &'static str) -> impl IntoView {
                 <span class="tiptext" role="tooltip" id=id>{d.help}</span>
             </span>
         </th>
+    }
+}
+
+/// A bin-count slider over log-spaced `steps` ([`slider::steps`]) setting `m`;
+/// `data-steps` lists the bin counts of its positions (for tests and benchmarks).
+pub fn m_slider(id: &'static str, m: RwSignal<usize>, steps: Memo<Vec<usize>>) -> impl IntoView {
+    view! {
+        <input id=id type="range" min="0"
+            max=move || (steps.with(|s| s.len()) - 1).to_string()
+            data-steps=move || steps.with(|s| s.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(","))
+            prop:value=move || steps.with(|s| slider::position(s, m.get())).to_string()
+            aria-valuetext=move || format!("{} bins", m.get())
+            on:input=move |ev| {
+                let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                if let Some(v) = steps.with_untracked(|s| s.get(i).copied()) {
+                    m.set(v);
+                }
+            }/>
+    }
+}
+
+/// The equal-width / equal-mass radio pair setting `binning`; ids `<id>-width` and
+/// `<id>-mass`, radio group name `<id>`.
+pub fn binning_toggle(id: &'static str, binning: RwSignal<String>) -> impl IntoView {
+    let radio = move |value: &'static str, label: &'static str| {
+        view! {
+            <label><input type="radio" name=id id=format!("{id}-{value}") value=value
+                prop:checked=move || binning.get() == value
+                on:change=move |_| binning.set(value.into())/>{label}</label>
+        }
+    };
+    view! {
+        <fieldset class="toggle">
+            <legend>"Binning"</legend>
+            {radio("width", "equal-width")}
+            {radio("mass", "equal-mass")}
+        </fieldset>
     }
 }

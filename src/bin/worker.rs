@@ -139,6 +139,13 @@ mod worker {
                 });
                 post(&answer);
             }
+            ToWorker::Flips { id, gen, request } => {
+                let answer = STATE.with(|s| match s.borrow_mut().session.as_mut() {
+                    None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+                    Some(session) => session.flips(id, gen, &request),
+                });
+                post(&answer);
+            }
         }
     }
 

@@ -3,8 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launch, openApp, idle, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
-  foreignRequests, displayed, compareValue,
+  launch, idle, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
+  foreignRequests, displayed, compareValue, withApp as withAppOf,
 } from './helpers.mjs';
 
 let browser;
@@ -12,14 +12,8 @@ const allRequests = [];
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function withApp(fn, opts) {
-  const app = await openApp(browser, opts);
-  try {
-    await fn(app);
-  } finally {
-    allRequests.push(...app.requests);
-    await app.context.close();
-  }
+function withApp(fn, opts) {
+  return withAppOf(browser, fn, opts, (app) => allRequests.push(...app.requests));
 }
 
 function assertCompared(result, minimum, label) {

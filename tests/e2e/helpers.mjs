@@ -42,6 +42,18 @@ export async function openApp(browser, { viewport = { width: 1280, height: 1600 
   return { context, page, requests, errors };
 }
 
+/** Runs `fn` on a fresh page of the app and closes it; `done(app)` runs after `fn`,
+ * even when it failed (e.g. to collect the requests). */
+export async function withApp(browser, fn, opts, done = () => {}) {
+  const app = await openApp(browser, opts);
+  try {
+    await fn(app);
+  } finally {
+    done(app);
+    await app.context.close();
+  }
+}
+
 /** Waits until no worker request and no frame is pending. */
 export async function idle(page) {
   await page.evaluate(() => window.calibscopeIdle());

@@ -1,15 +1,13 @@
 //! The subcommands. Each reads its input with calibscope-io, computes with
 //! calibscope-core and prints through calibscope-audit; nothing is computed here.
 
-use crate::{AuditArgs, BinningArg, FlipsArgs, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
+use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
-    audit_document, markdown, parse_options, sweep_json, AuditOptions, RecalibrationSettings,
+    audit_document, markdown, parse_options, AuditOptions, RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
-use calibscope_core::rank::ranking_sweep;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
-use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
 use calibscope_core::synth::{self, Distribution, Mode};
 use calibscope_io::{Dataset, Ids, Options, ParseErrors};
 use calibscope_share::MappingState;
@@ -24,7 +22,7 @@ pub enum Failure {
     Usage(String),
 }
 
-type Outcome = Result<(), Failure>;
+pub(crate) type Outcome = Result<(), Failure>;
 
 fn io_failure(what: &str, e: std::io::Error) -> Failure {
     Failure::Input(format!("calibscope: {what}: {e}"))
@@ -50,7 +48,7 @@ impl Mapping {
         }
     }
 
-    fn options(&self) -> Result<Options, Failure> {
+    pub(crate) fn options(&self) -> Result<Options, Failure> {
         let options = parse_options(&self.state()).map_err(Failure::Usage)?;
         Ok(Options {
             max_file_bytes: self.max_file_size.unwrap_or(u64::MAX),
@@ -86,7 +84,7 @@ pub(crate) fn read(files: &[PathBuf], options: &Options) -> Result<Dataset, Pars
     calibscope_io::open_paths(files, options)
 }
 
-fn input_failure(errors: &ParseErrors) -> Failure {
+pub(crate) fn input_failure(errors: &ParseErrors) -> Failure {
     let mut message = errors.to_string();
     if errors.more > 0 {
         message.push_str(&format!("\n… and {} more errors", errors.more));
@@ -94,14 +92,14 @@ fn input_failure(errors: &ParseErrors) -> Failure {
     Failure::Input(message)
 }
 
-fn binning(b: BinningArg) -> Binning {
+pub(crate) fn binning(b: BinningArg) -> Binning {
     match b {
         BinningArg::Width => Binning::Width,
         BinningArg::Mass => Binning::Mass,
     }
 }
 
-fn check_bins(bins: &[usize]) -> Outcome {
+pub(crate) fn check_bins(bins: &[usize]) -> Outcome {
     if bins.is_empty() || bins.contains(&0) {
         return Err(Failure::Usage(
             "--bins takes bin counts of at least 1, e.g. 15 or 5,20,100".into(),
@@ -317,97 +315,6 @@ fn recalibrated_csv(
         out.push('\n');
     }
     out
-}
-
-pub fn flips(args: FlipsArgs) -> Outcome {
-    check_bins(&args.bins)?;
-    let metric = SweepMetric::from_name(&args.metric).ok_or_else(|| {
-        Failure::Usage(format!(
-            "unknown --metric '{}'; choose one of confece, confce, confce_corr, lince_cw, cwece, rmsce_conf",
-            args.metric
-        ))
-    })?;
-    let options = args.mapping.options()?;
-    let dataset = read(&args.files, &options).map_err(|e| input_failure(&e))?;
-    let models: Vec<ModelIndex> = dataset
-        .models
-        .iter()
-        .map(|(_, set)| ModelIndex::new(set, metric.is_classwise()))
-        .collect();
-    let names: Vec<&str> = dataset.models.iter().map(|(n, _)| n.as_str()).collect();
-    let values = sweep(&models, metric, binning(args.binning), &args.bins);
-    let values: Option<Vec<Vec<f64>>> = values
-        .into_iter()
-        .map(|row| row.into_iter().collect())
-        .collect();
-    let Some(values) = values else {
-        return Err(Failure::Input(format!(
-            "calibscope flips: {} needs full probability vectors; top-label input has only the confidence reading (use confece, confce, confce_corr or rmsce_conf)",
-            metric.name()
-        )));
-    };
-    let error: Vec<f64> = models
-        .iter()
-        .map(|m| m.error().unwrap_or(f64::NAN))
-        .collect();
-    if args.json {
-        let doc = sweep_json(&values, &error, &args.bins, &names);
-        return write_stdout(&(serde_json::to_string_pretty(&doc).expect("JSON") + "\n"));
-    }
-    let result = ranking_sweep(&values, &error);
-    let mut out = format!(
-        "{} of {} models on {} samples ({} binning); rank 1 = smallest\n\n| model | error |",
-        metric.name(),
-        names.len(),
-        dataset.n(),
-        binning(args.binning).name()
-    );
-    for m in &args.bins {
-        out.push_str(&format!(" m = {m} |"));
-    }
-    out.push_str(&format!("\n|---|---|{}\n", "---|".repeat(args.bins.len())));
-    for (i, name) in names.iter().enumerate() {
-        out.push_str(&format!("| {name} | {:.4} |", error[i]));
-        for (j, _) in args.bins.iter().enumerate() {
-            out.push_str(&format!(" {} ({:.4e}) |", result.ranks[j][i], values[j][i]));
-        }
-        out.push('\n');
-    }
-    let show = |v: Option<f64>| v.map_or("undefined".to_string(), |x| format!("{x:.4}"));
-    out.push_str("\nSpearman between bin counts (flips in brackets)\n\n| m |");
-    for m in &args.bins {
-        out.push_str(&format!(" {m} |"));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(args.bins.len())));
-    for (a, ma) in args.bins.iter().enumerate() {
-        out.push_str(&format!("| {ma} |"));
-        for b in 0..args.bins.len() {
-            out.push_str(&format!(
-                " {} ({}) |",
-                show(result.spearman[a][b]),
-                result.flips[a][b]
-            ));
-        }
-        out.push('\n');
-    }
-    out.push_str("\nSpearman against classification error:");
-    for (j, m) in args.bins.iter().enumerate() {
-        out.push_str(&format!(" m = {m}: {};", show(result.spearman_vs_error[j])));
-    }
-    out.push('\n');
-    for ((a, b), pairs) in &result.flip_pairs {
-        let list: Vec<String> = pairs
-            .iter()
-            .map(|&(i, j)| format!("{} ↔ {}", names[i], names[j]))
-            .collect();
-        out.push_str(&format!(
-            "flips between m = {} and m = {}: {}\n",
-            args.bins[*a],
-            args.bins[*b],
-            list.join(", ")
-        ));
-    }
-    write_stdout(&out)
 }
 
 pub fn synth(args: SynthArgs) -> Outcome {

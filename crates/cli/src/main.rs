@@ -5,6 +5,7 @@
 //! input-error document on stdout), 2 usage error.
 
 mod commands;
+mod flips;
 mod share;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -193,13 +194,15 @@ struct FlipsArgs {
     /// Prediction files of several models on the same samples, or one long-format file.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// The ranked metric: confece, confce, confce_corr, lince_cw, cwece or rmsce_conf.
+    /// The ranked metric: confece, confce, confce_corr, lince_cw, cwece, rmsce_conf,
+    /// the binning-free references error, brier_over_k, l_conf, or `all` (every one,
+    /// as the app's Spearman matrices side by side).
     #[arg(long, default_value = "confce_corr")]
     metric: String,
     /// The binning.
     #[arg(long, value_enum, default_value = "mass")]
     binning: BinningArg,
-    /// Bin counts compared.
+    /// Bin counts compared (clipped to n, sorted, as in the app).
     #[arg(long, default_value = "5,20,2000", value_delimiter = ',')]
     bins: Vec<usize>,
     /// Print JSON (ranks, spearman, flips, flip_pairs, spearman_vs_error).
@@ -244,7 +247,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Audit(a) => commands::audit(a),
         Command::Recalibrate(a) => commands::recalibrate(a),
-        Command::Flips(a) => commands::flips(a),
+        Command::Flips(a) => flips::flips(a),
         Command::Synth(a) => commands::synth(a),
         Command::Verify(a) => share::verify_command(a),
         Command::Link(a) => share::link_command(a),

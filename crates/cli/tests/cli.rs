@@ -215,6 +215,27 @@ fn recalibrate_keeps_every_row_in_order_with_its_id() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The binned metrics of the fixtures' ranking section.
+const BINNED: [&str; 6] = [
+    "confece",
+    "confce",
+    "confce_corr",
+    "lince_cw",
+    "cwece",
+    "rmsce_conf",
+];
+
+/// A fixture's `m_values` as a `--bins` argument.
+fn bins_arg(expected: &Value) -> String {
+    let bins: Vec<String> = expected["m_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    bins.join(",")
+}
+
 /// `calibscope flips --json` equals the multi fixtures' ranking section.
 #[test]
 fn flips_json_matches_the_ranking_fixtures() {
@@ -224,21 +245,8 @@ fn flips_json_matches_the_ranking_fixtures() {
             &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
         )
         .unwrap();
-        let bins: Vec<String> = expected["m_values"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
-        let bins = bins.join(",");
-        for metric in [
-            "confece",
-            "confce",
-            "confce_corr",
-            "lince_cw",
-            "cwece",
-            "rmsce_conf",
-        ] {
+        let bins = bins_arg(&expected);
+        for metric in BINNED {
             for binning in ["width", "mass"] {
                 let out = calibscope(&[
                     "flips",
@@ -383,4 +391,91 @@ fn mapping_flags_override_detection() {
     let bad = calibscope(&["audit", "--top-label", "guess", top.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `calibscope flips --metric all` gives every metric's tables, the same as the app's
+/// matrices: the binned metrics equal the fixtures' ranking section, the references'
+/// Spearman against the error equals `binning_free_spearman_vs_error`, and the text
+/// lists each metric's flipped pairs.
+#[test]
+fn flips_all_metrics_match_the_ranking_fixtures() {
+    let path = shared().join("fixtures/multi/digits_zoo_probs.csv");
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
+    )
+    .unwrap();
+    let bins = bins_arg(&expected);
+    let file = path.to_str().unwrap();
+    for binning in ["width", "mass"] {
+        let out = calibscope(&[
+            "flips",
+            "--json",
+            "--metric",
+            "all",
+            "--binning",
+            binning,
+            "--bins",
+            &bins,
+            file,
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let doc = stdout_json(&out);
+        for metric in BINNED {
+            let want = json!({"tolerance": expected["tolerance"], "r": expected["ranking"]["metrics"][metric][binning]});
+            let mismatches = compare::compare(&json!({"r": doc["metrics"][metric]}), &want);
+            assert!(mismatches.is_empty(), "{metric} {binning}: {mismatches:?}");
+        }
+        for key in ["brier_over_k", "l_conf"] {
+            let got = doc["metrics"][key]["spearman_vs_error"]["5"]
+                .as_f64()
+                .unwrap();
+            let want = expected["ranking"]["binning_free_spearman_vs_error"][key]
+                .as_f64()
+                .unwrap();
+            assert!((got - want).abs() < 1e-12, "{key}: {got} vs {want}");
+            assert!(doc["metrics"][key]["flip_pairs"]
+                .as_object()
+                .unwrap()
+                .is_empty());
+        }
+    }
+    // the text: a section per metric, bin counts clipped to n, the flipped pairs
+    let text = calibscope(&["flips", "--metric", "all", file]);
+    assert_eq!(text.status.code(), Some(0));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("bin counts compared: 5, 20, 450"));
+    for metric in [
+        "confece",
+        "confce_corr",
+        "lince_cw",
+        "error",
+        "brier_over_k",
+        "l_conf",
+    ] {
+        assert!(text.contains(&format!("\n## {metric}\n")), "{metric}");
+    }
+    let pairs = expected["ranking"]["metrics"]["confece"]["mass"]["flip_pairs"]["5|450"]
+        .as_array()
+        .unwrap();
+    let line: Vec<String> = pairs
+        .iter()
+        .map(|p| format!("{} ↔ {}", p[0].as_str().unwrap(), p[1].as_str().unwrap()))
+        .collect();
+    let section = &text[text.find("## confece\n").unwrap()..text.find("## confce\n").unwrap()];
+    assert!(
+        section.contains(&format!(
+            "flips between m = 5 and m = 450: {}\n",
+            line.join(", ")
+        )),
+        "{section}"
+    );
+    // top-label input: the classwise metrics say why they are missing
+    let toplabel = shared().join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
+    let out = calibscope(&["flips", "--metric", "all", toplabel.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("not computable: lince_cw needs full probability vectors"));
+    assert!(text.contains("undefined (fewer than 3 models)"));
+    let out = calibscope(&["flips", "--metric", "lince_cw", toplabel.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -317,12 +317,7 @@ pub fn nll(set: &PredictionSet) -> Option<f64> {
     Some(total.value() / n as f64)
 }
 
-/// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²` from the class
-/// readings: `Σ_r Brier(class r)`. `None` for top-label or empty sets.
+/// Multiclass Brier from the class readings ([`crate::truthful::brier_multiclass`]).
 fn brier_sum(classes: &[ClassReport]) -> Option<f64> {
-    if classes.is_empty() {
-        return None;
-    }
-    let parts: Option<Vec<f64>> = classes.iter().map(|c| c.reading.brier).collect();
-    Some(crate::sum::sum(parts?))
+    crate::truthful::brier_multiclass(classes.iter().map(|c| c.reading.brier))
 }

@@ -30,3 +30,12 @@ pub fn accuracy(top: &TopLabels) -> Option<f64> {
     let n = top.correct.len();
     (n > 0).then(|| top.correct.iter().filter(|&&z| z).count() as f64 / n as f64)
 }
+
+/// Multiclass Brier `(1/n) Σ_i Σ_r (p_i^(r) - 1[y_i = r])²` from the class
+/// readings' Brier scores: `Σ_r Brier(class r)`. `None` when there is no class
+/// reading (top-label or empty sets) or any part is undefined.
+pub fn brier_multiclass(per_class: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let parts: Option<Vec<f64>> = per_class.into_iter().collect();
+    let parts = parts?;
+    (!parts.is_empty()).then(|| crate::sum::sum(parts))
+}

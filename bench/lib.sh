@@ -1,0 +1,39 @@
+# Shared steps of the browser benchmarks (sourced by bench/run_*browser.sh, which run
+# from the repository root with `set -euo pipefail`).
+
+# bench_runs USAGE ARGS...: sets `runs` from `--runs N` (default 3).
+bench_runs() {
+  local usage="$1"
+  shift
+  runs=3
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --runs) runs="$2"; shift ;;
+      *) echo "usage: $usage [--runs N]" >&2; exit 2 ;;
+    esac
+    shift
+  done
+}
+
+# bench_dist: the optimised app (`cargo xtask dist`) when dist/ is older than the
+# sources; playwright-core.
+bench_dist() {
+  if [ ! -f dist/app_bg.wasm ] || [ ! -f dist/worker_bg.wasm ] \
+    || [ -n "$(find src index.html style assets crates Cargo.toml Cargo.lock -newer dist/worker_bg.wasm -type f -print -quit)" ]; then
+    cargo xtask dist
+  fi
+  [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+}
+
+# bench_serve OUT_DIR: serves dist/ on a free port (stopped on exit) and exports
+# CALIBSCOPE_URL.
+bench_serve() {
+  local out="$1"
+  portfile="$(mktemp)"
+  target/release/xtask serve --port 0 --port-file "$portfile" > "$out/server.log" 2>&1 &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true; rm -f "$portfile"' EXIT
+  for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
+  [ -s "$portfile" ] || { echo "the server did not start" >&2; cat "$out/server.log" >&2; exit 1; }
+  export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
+}

@@ -1,0 +1,174 @@
+//! `calibscope flips`: the tables of the app's "Ranking flips" view — per metric, the
+//! ranks and values at each bin count, the Spearman matrix with the flips between
+//! bin counts, Spearman against the classification error, and the flipped pairs.
+
+use crate::commands::{binning, check_bins, input_failure, read, write_stdout, Failure, Outcome};
+use crate::FlipsArgs;
+use calibscope_audit::sweep_json;
+use calibscope_core::rank::ranking_sweep;
+use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
+use calibscope_core::Kind;
+use serde_json::{json, Map, Value};
+
+/// A metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why not.
+type Values = Result<Vec<Vec<f64>>, String>;
+
+/// The metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why they
+/// cannot be computed.
+fn values_of(
+    models: &[ModelIndex],
+    vectors: bool,
+    metric: RankedMetric,
+    binning: calibscope_core::binning::Binning,
+    bins: &[usize],
+) -> Values {
+    if metric.needs_vectors() && !vectors {
+        return Err(format!(
+            "{} needs full probability vectors; top-label input has only the confidence reading (use confece, confce, confce_corr, rmsce_conf, error or l_conf)",
+            metric.name()
+        ));
+    }
+    sweep(models, metric, binning, bins)
+        .into_iter()
+        .map(|row| row.into_iter().collect())
+        .collect::<Option<Vec<Vec<f64>>>>()
+        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+}
+
+pub fn flips(args: FlipsArgs) -> Outcome {
+    check_bins(&args.bins)?;
+    let metrics: Vec<RankedMetric> = if args.metric == "all" {
+        RankedMetric::ALL.to_vec()
+    } else {
+        vec![RankedMetric::from_name(&args.metric).ok_or_else(|| {
+            Failure::Usage(format!(
+                "unknown --metric '{}'; choose one of confece, confce, confce_corr, lince_cw, cwece, rmsce_conf, error, brier_over_k, l_conf or all",
+                args.metric
+            ))
+        })?]
+    };
+    let options = args.mapping.options()?;
+    let dataset = read(&args.files, &options).map_err(|e| input_failure(&e))?;
+    let vectors = dataset
+        .models
+        .first()
+        .is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
+    let classwise = metrics.iter().any(|m| m.needs_vectors());
+    let models: Vec<ModelIndex> = dataset
+        .models
+        .iter()
+        .map(|(_, set)| ModelIndex::new(set, classwise))
+        .collect();
+    let names: Vec<&str> = dataset.models.iter().map(|(n, _)| n.as_str()).collect();
+    let bins = clip_bins(&args.bins, dataset.n());
+    let binning = binning(args.binning);
+    let error: Vec<f64> = models
+        .iter()
+        .map(|m| m.error().unwrap_or(f64::NAN))
+        .collect();
+    let results: Vec<(RankedMetric, Values)> = metrics
+        .iter()
+        .map(|&m| (m, values_of(&models, vectors, m, binning, &bins)))
+        .collect();
+    if let [(_, Err(why))] = results.as_slice() {
+        return Err(Failure::Input(format!("calibscope flips: {why}")));
+    }
+    if args.json {
+        let doc = match results.as_slice() {
+            [(_, Ok(values))] => sweep_json(values, &error, &bins, &names),
+            _ => {
+                let per: Map<String, Value> = results
+                    .iter()
+                    .map(|(m, r)| {
+                        let v = match r {
+                            Ok(values) => sweep_json(values, &error, &bins, &names),
+                            Err(why) => json!({ "unavailable": why }),
+                        };
+                        (m.name().to_string(), v)
+                    })
+                    .collect();
+                json!({"m_values": bins, "binning": binning.name(), "metrics": per})
+            }
+        };
+        return write_stdout(&(serde_json::to_string_pretty(&doc).expect("JSON") + "\n"));
+    }
+    let mut out = format!(
+        "{} models on {} samples ({} binning); rank 1 = smallest\n",
+        names.len(),
+        dataset.n(),
+        binning.name()
+    );
+    if bins.iter().zip(&args.bins).any(|(a, b)| a != b) || bins.len() != args.bins.len() {
+        out.push_str(&format!(
+            "bin counts compared: {} (within 1..=n, sorted, as in the app)\n",
+            bins.iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for (metric, result) in &results {
+        out.push_str(&format!("\n## {}\n\n", metric.name()));
+        match result {
+            Err(why) => out.push_str(&format!("not computable: {why}\n")),
+            Ok(values) => tables(&mut out, values, &error, &bins, &names),
+        }
+    }
+    write_stdout(&out)
+}
+
+/// The tables of one metric (values `[j][i]`: model `i` at `bins[j]`).
+fn tables(out: &mut String, values: &[Vec<f64>], error: &[f64], bins: &[usize], names: &[&str]) {
+    let result = ranking_sweep(values, error);
+    out.push_str("| model | error |");
+    for m in bins {
+        out.push_str(&format!(" m = {m} |"));
+    }
+    out.push_str(&format!("\n|---|---|{}\n", "---|".repeat(bins.len())));
+    for (i, name) in names.iter().enumerate() {
+        out.push_str(&format!("| {name} | {:.4} |", error[i]));
+        for (j, _) in bins.iter().enumerate() {
+            out.push_str(&format!(" {} ({:.4e}) |", result.ranks[j][i], values[j][i]));
+        }
+        out.push('\n');
+    }
+    let undefined = if names.len() < 3 {
+        "undefined (fewer than 3 models)"
+    } else {
+        "undefined (a ranking is constant)"
+    };
+    let show = |v: Option<f64>| v.map_or(undefined.to_string(), |x| format!("{x:.4}"));
+    out.push_str("\nSpearman between bin counts (flips in brackets)\n\n| m |");
+    for m in bins {
+        out.push_str(&format!(" {m} |"));
+    }
+    out.push_str(&format!("\n|---|{}\n", "---|".repeat(bins.len())));
+    for (a, ma) in bins.iter().enumerate() {
+        out.push_str(&format!("| {ma} |"));
+        for b in 0..bins.len() {
+            out.push_str(&format!(
+                " {} ({}) |",
+                show(result.spearman[a][b]),
+                result.flips[a][b]
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str("\nSpearman against classification error:");
+    for (j, m) in bins.iter().enumerate() {
+        out.push_str(&format!(" m = {m}: {};", show(result.spearman_vs_error[j])));
+    }
+    out.push('\n');
+    for ((a, b), pairs) in &result.flip_pairs {
+        let list: Vec<String> = pairs
+            .iter()
+            .map(|&(i, j)| format!("{} ↔ {}", names[i], names[j]))
+            .collect();
+        out.push_str(&format!(
+            "flips between m = {} and m = {}: {}\n",
+            bins[*a],
+            bins[*b],
+            list.join(", ")
+        ));
+    }
+}

@@ -1,0 +1,139 @@
+//! The ranking-flips view's state: its settings and the worker's latest answers
+//! (one generation per kind of question: curve, ranking, matrices), kept while
+//! other views are shown.
+
+use std::cell::RefCell;
+
+use calibscope_app::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
+use leptos::prelude::*;
+
+use super::store::{Store, View};
+
+/// The bin counts of the Spearman matrices at start (the seed's table; clipped to n).
+pub const DEFAULT_BINS: &str = "5, 20, 2000";
+
+/// Every signal of the view.
+#[derive(Clone, Copy)]
+pub struct FlipsState {
+    /// The ranked metric (`RankedMetric::name`).
+    pub metric: RwSignal<String>,
+    /// `mass` (default) or `width`.
+    pub binning: RwSignal<String>,
+    /// The slider's bin count.
+    pub m: RwSignal<usize>,
+    /// The pinned reference bin count.
+    pub m_ref: RwSignal<usize>,
+    /// The Spearman matrices' bin counts as typed.
+    pub bins_text: RwSignal<String>,
+    /// A log y axis for the chart.
+    pub log_y: RwSignal<bool>,
+    pub curve: RwSignal<Option<FlipsCurve>>,
+    pub ranking: RwSignal<Option<FlipsRanking>>,
+    pub matrices: RwSignal<Option<FlipsMatrices>>,
+    /// The data set's largest bin count, `min(n, 2000)`.
+    pub m_max: Memo<usize>,
+}
+
+impl FlipsState {
+    /// The slider's bin count within `1..=m_max` (tracked).
+    pub fn m_at(&self) -> usize {
+        self.m.get().clamp(1, self.m_max.get())
+    }
+
+    /// The reference bin count within `1..=m_max` (tracked).
+    pub fn ref_at(&self) -> usize {
+        self.m_ref.get().clamp(1, self.m_max.get())
+    }
+
+    /// `m` within `1..=m_max` (untracked).
+    pub fn clamp(&self, m: usize) -> usize {
+        m.clamp(1, self.m_max.get_untracked())
+    }
+}
+
+thread_local! {
+    static STATE: RefCell<Option<FlipsState>> = const { RefCell::new(None) };
+    /// The latest generation asked, per kind of question.
+    static LATEST: RefCell<[u64; 3]> = const { RefCell::new([0; 3]) };
+}
+
+/// The anchors of the view: a link to one of them (from another view, or from
+/// outside the page) opens the view there.
+const ANCHORS: [&str; 2] = ["#flips", "#why-flips"];
+
+/// Opens the view when the page's hash names one of its anchors.
+fn follow_hash(store: Store) {
+    let hash = window().location().hash().unwrap_or_default();
+    if !ANCHORS.contains(&hash.as_str()) {
+        return;
+    }
+    store.view.set(View::Flips);
+    request_animation_frame(move || {
+        if let Some(el) = document().get_element_by_id(&hash[1..]) {
+            el.scroll_into_view();
+        }
+    });
+}
+
+/// Creates the view's state, provides it as context, and opens the view on links
+/// to its anchors.
+pub fn provide(store: Store) {
+    follow_hash(store);
+    let _ = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(store));
+    let state = FlipsState {
+        metric: RwSignal::new("confece".into()),
+        binning: RwSignal::new("mass".into()),
+        m: RwSignal::new(5),
+        m_ref: RwSignal::new(2000),
+        bins_text: RwSignal::new(DEFAULT_BINS.into()),
+        log_y: RwSignal::new(true),
+        curve: RwSignal::new(None),
+        ranking: RwSignal::new(None),
+        matrices: RwSignal::new(None),
+        m_max: Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max))),
+    };
+    STATE.with(|s| *s.borrow_mut() = Some(state));
+    provide_context(state);
+}
+
+/// Sends `request`; its answer replaces the previous one of its kind unless a
+/// newer question of that kind was asked meanwhile.
+pub fn ask(request: FlipsRequest) {
+    let slot = request.slot();
+    let gen = super::client::flips(request);
+    LATEST.with(|l| l.borrow_mut()[slot] = gen);
+}
+
+/// An answer from the worker (called by the client).
+pub fn accept(gen: u64, answer: FlipsAnswer) {
+    if LATEST.with(|l| l.borrow()[answer.slot()]) != gen {
+        return;
+    }
+    let Some(state) = STATE.with(|s| *s.borrow()) else {
+        return;
+    };
+    match answer {
+        FlipsAnswer::Curve(c) => state.curve.set(Some(c)),
+        FlipsAnswer::Rank(r) => state.ranking.set(Some(r)),
+        FlipsAnswer::Matrices(x) => state.matrices.set(Some(x)),
+    }
+}
+
+/// Parses the bin counts typed by a person: positive integers separated by commas
+/// or spaces.
+pub fn parse_bins(text: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in text.split(|c: char| c == ',' || c.is_whitespace()) {
+        if part.is_empty() {
+            continue;
+        }
+        match part.parse::<usize>() {
+            Ok(m) if m >= 1 => out.push(m),
+            _ => return Err(format!("“{part}” is not a bin count (a whole number ≥ 1)")),
+        }
+    }
+    if out.is_empty() {
+        return Err("type at least one bin count, e.g. 5, 20, 2000".into());
+    }
+    Ok(out)
+}

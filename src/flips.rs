@@ -1,0 +1,395 @@
+//! The ranking-flips view's side of the worker (METRICS.md §4.1): its protocol
+//! messages and the [`Session`]'s answers. Every model is indexed once
+//! ([`ModelIndex`]: sorted readings with prefix sums); the curve of a metric over
+//! `m = 1..=min(n, 2000)`, the ranking at the slider's `m` against a pinned
+//! reference, and the Spearman matrices over a set of bin counts are read off it.
+//!
+//! `data-metric` paths of the view (aligned with the multi-model audit's `ranking`
+//! section, so tests compare them with the fixtures directly):
+//! - `ranking.metrics.<metric>.<binning>.ranks.<m>.<i>`: rank of model `i` at `m`;
+//! - `models.<name>.metrics.<metric>.<binning>.<m>`: its value (binning-free
+//!   references: `models.<name>.binning_free.<metric>`);
+//! - `ranking.metrics.<metric>.<binning>.rank_change.<m_ref>|<m>.<i>`: rank at
+//!   `m_ref` minus rank at `m` (positive: the model moved up);
+//! - `ranking.metrics.<metric>.<binning>.flip_count.<a>|<b>` and
+//!   `….flip_pairs.<a>|<b>.<j>` (`a < b`, data-value `name_i|name_j`): the flips
+//!   between the reference and the current bin count;
+//! - `ranking.metrics.<metric>.<binning>.spearman.<a>.<b>` and `….flips.<a>.<b>`:
+//!   the matrices, `a`, `b` positions in the bin counts shown (`data-bins`);
+//! - `ranking.metrics.<metric>.<binning>.spearman_vs_error.<m>`;
+//! - `ranking.binning_free_spearman_vs_error.<metric>` for the references.
+
+use calibscope_core::binning::Binning;
+use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
+use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
+use calibscope_core::Kind;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{worker_error, Session, M_SLIDER_MAX};
+use crate::proto::{codes, FromWorker};
+
+/// A question of the ranking-flips view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlipsRequest {
+    /// `metric` at every `m = 1..=min(n, 2000)` for every model.
+    Curve { metric: String, binning: String },
+    /// The ranking at `m` and at the pinned reference `m_ref`.
+    Rank {
+        metric: String,
+        binning: String,
+        m: usize,
+        m_ref: usize,
+    },
+    /// Spearman and flip matrices of every ranked metric over `bins`.
+    Matrices { binning: String, bins: Vec<usize> },
+}
+
+impl FlipsRequest {
+    /// Which kind of question (answers of each kind keep their latest generation).
+    pub fn slot(&self) -> usize {
+        match self {
+            FlipsRequest::Curve { .. } => 0,
+            FlipsRequest::Rank { .. } => 1,
+            FlipsRequest::Matrices { .. } => 2,
+        }
+    }
+}
+
+/// The curve of one metric.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsCurve {
+    pub metric: String,
+    pub binning: String,
+    /// The curve runs over `m = 1..=m_max`.
+    pub m_max: usize,
+    /// Per model, the value at `m = 1..=m_max` (`null` where undefined); empty when
+    /// the metric is unavailable.
+    pub values: Vec<Vec<Option<f64>>>,
+    /// Spearman of the metric against the classification error at each `m`.
+    pub spearman_vs_error: Vec<Option<f64>>,
+    /// Why the metric cannot be computed for this input.
+    pub unavailable: Option<String>,
+}
+
+/// The ranking at the slider's bin count against the pinned reference.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsRanking {
+    pub metric: String,
+    pub binning: String,
+    pub m: usize,
+    pub m_ref: usize,
+    pub values: Vec<Option<f64>>,
+    pub values_ref: Vec<Option<f64>>,
+    /// Average ranks, 1 = smallest value.
+    pub ranks: Vec<f64>,
+    pub ranks_ref: Vec<f64>,
+    /// Rank at `m_ref` minus rank at `m` (positive: the model moved up).
+    pub rank_change: Vec<f64>,
+    /// Model pairs `(i, j)`, `i < j`, ordered oppositely at `m` and `m_ref`.
+    pub flip_pairs: Vec<(usize, usize)>,
+    /// Spearman between the rankings at `m_ref` and `m`.
+    pub spearman: Option<f64>,
+    /// Spearman against the classification error at `m` and at `m_ref`.
+    pub spearman_vs_error: Option<f64>,
+    pub spearman_vs_error_ref: Option<f64>,
+    pub unavailable: Option<String>,
+}
+
+/// The flipped model pairs between bin counts `bins[a]` and `bins[b]`, `a < b`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipPairs {
+    pub a: usize,
+    pub b: usize,
+    pub pairs: Vec<(usize, usize)>,
+}
+
+/// One metric's comparison of rankings across bin counts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricMatrix {
+    pub metric: String,
+    pub spearman: Vec<Vec<Option<f64>>>,
+    pub flips: Vec<Vec<usize>>,
+    pub flip_pairs: Vec<FlipPairs>,
+    pub spearman_vs_error: Vec<Option<f64>>,
+    pub unavailable: Option<String>,
+}
+
+/// Every ranked metric's matrices over the same bin counts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsMatrices {
+    pub binning: String,
+    /// The bin counts compared: the request's, clipped to `1..=n`, sorted, unique.
+    pub bins: Vec<usize>,
+    pub metrics: Vec<MetricMatrix>,
+}
+
+/// An answer of the ranking-flips view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlipsAnswer {
+    Curve(FlipsCurve),
+    Rank(FlipsRanking),
+    Matrices(FlipsMatrices),
+}
+
+impl FlipsAnswer {
+    /// The slot of the question answered (see [`FlipsRequest::slot`]).
+    pub fn slot(&self) -> usize {
+        match self {
+            FlipsAnswer::Curve(_) => 0,
+            FlipsAnswer::Rank(_) => 1,
+            FlipsAnswer::Matrices(_) => 2,
+        }
+    }
+}
+
+/// The view's models, indexed on first use (class readings when a classwise
+/// metric is first asked for).
+#[derive(Default)]
+pub struct FlipsCache {
+    models: Option<Vec<ModelIndex>>,
+}
+
+/// Why `metric` cannot be computed on the loaded models, if it cannot.
+fn unavailable(metric: RankedMetric, has_vectors: bool) -> Option<String> {
+    (metric.needs_vectors() && !has_vectors).then(|| {
+        format!(
+            "{} needs full probability vectors; top-label input has only the confidence reading",
+            metric.name()
+        )
+    })
+}
+
+/// The values with every model defined at every bin count, or why not.
+fn complete(metric: RankedMetric, by_m: Vec<Vec<Option<f64>>>) -> Result<Vec<Vec<f64>>, String> {
+    by_m.into_iter()
+        .map(|row| row.into_iter().collect())
+        .collect::<Option<Vec<Vec<f64>>>>()
+        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+}
+
+impl Session {
+    /// The models' indices, built on first use; with class readings when asked.
+    fn flips_models(&mut self, classwise: bool) -> &[ModelIndex] {
+        let (sets, cache) = self.flips_parts();
+        let models = cache
+            .models
+            .get_or_insert_with(|| sets.iter().map(|s| ModelIndex::new(s, false)).collect());
+        if classwise {
+            for (index, set) in models.iter_mut().zip(&sets) {
+                index.add_classes(set);
+            }
+        }
+        models
+    }
+
+    /// Whether the models have probability vectors (not top-label input).
+    fn has_vectors(&mut self) -> bool {
+        let (sets, _) = self.flips_parts();
+        sets.first().is_some_and(|s| s.kind() != Kind::TopLabel)
+    }
+
+    /// Answers a ranking-flips question of request `id`.
+    pub fn flips(&mut self, id: u64, gen: u64, request: &FlipsRequest) -> FromWorker {
+        let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
+        let metric_of = |name: &str| {
+            RankedMetric::from_name(name).ok_or_else(|| format!("unknown metric {name:?}"))
+        };
+        let binning_of = |name: &str| {
+            Binning::from_name(name).ok_or_else(|| format!("unknown binning {name:?}"))
+        };
+        let n = self.n();
+        let m_max = n.clamp(1, M_SLIDER_MAX);
+        let answer = match request {
+            FlipsRequest::Curve { metric, binning } => {
+                match (metric_of(metric), binning_of(binning)) {
+                    (Ok(metric), Ok(binning)) => {
+                        FlipsAnswer::Curve(self.flips_curve(metric, binning, m_max))
+                    }
+                    (Err(e), _) | (_, Err(e)) => return bad(e),
+                }
+            }
+            FlipsRequest::Rank {
+                metric,
+                binning,
+                m,
+                m_ref,
+            } => {
+                if !(1..=m_max).contains(m) || !(1..=m_max).contains(m_ref) {
+                    return bad(format!(
+                        "bin counts {m_ref} and {m} must lie in 1..={m_max}"
+                    ));
+                }
+                match (metric_of(metric), binning_of(binning)) {
+                    (Ok(metric), Ok(binning)) => {
+                        FlipsAnswer::Rank(self.flips_rank(metric, binning, *m, *m_ref))
+                    }
+                    (Err(e), _) | (_, Err(e)) => return bad(e),
+                }
+            }
+            FlipsRequest::Matrices { binning, bins } => match binning_of(binning) {
+                Ok(binning) if !bins.is_empty() => {
+                    FlipsAnswer::Matrices(self.flips_matrices(binning, &clip_bins(bins, n)))
+                }
+                Ok(_) => return bad("no bin counts to compare".into()),
+                Err(e) => return bad(e),
+            },
+        };
+        FromWorker::Flips { id, gen, answer }
+    }
+
+    /// `metric` for every model at `m_values` (`result[j][i]`: model `i` at the
+    /// `j`-th bin count), or why it is unavailable.
+    fn flips_values(
+        &mut self,
+        metric: RankedMetric,
+        binning: Binning,
+        m_values: &[usize],
+    ) -> Result<Vec<Vec<Option<f64>>>, String> {
+        if let Some(why) = unavailable(metric, self.has_vectors()) {
+            return Err(why);
+        }
+        let models = self.flips_models(metric.needs_vectors());
+        Ok(sweep(models, metric, binning, m_values))
+    }
+
+    fn error_vector(&mut self) -> Vec<f64> {
+        self.flips_models(false)
+            .iter()
+            .map(|m| m.error().unwrap_or(f64::NAN))
+            .collect()
+    }
+
+    /// The curve of `metric` over `m = 1..=m_max`.
+    pub fn flips_curve(
+        &mut self,
+        metric: RankedMetric,
+        binning: Binning,
+        m_max: usize,
+    ) -> FlipsCurve {
+        let mut out = FlipsCurve {
+            metric: metric.name().into(),
+            binning: binning.name().into(),
+            m_max,
+            ..FlipsCurve::default()
+        };
+        let m_values: Vec<usize> = if metric.is_binned() {
+            (1..=m_max).collect()
+        } else {
+            vec![1]
+        };
+        let by_m = match self.flips_values(metric, binning, &m_values) {
+            Ok(v) => v,
+            Err(why) => {
+                out.unavailable = Some(why);
+                return out;
+            }
+        };
+        let error = self.error_vector();
+        let rho: Vec<Option<f64>> = by_m
+            .iter()
+            .map(|row| {
+                let row: Option<Vec<f64>> = row.iter().copied().collect();
+                spearman(&row?, &error)
+            })
+            .collect();
+        let models = by_m.first().map_or(0, Vec::len);
+        // binning-free references are the same at every m
+        let at = |j: usize| if metric.is_binned() { j } else { 0 };
+        out.values = (0..models)
+            .map(|i| (0..m_max).map(|j| by_m[at(j)][i]).collect())
+            .collect();
+        out.spearman_vs_error = (0..m_max).map(|j| rho[at(j)]).collect();
+        out
+    }
+
+    /// The ranking at `m` against the reference `m_ref`.
+    pub fn flips_rank(
+        &mut self,
+        metric: RankedMetric,
+        binning: Binning,
+        m: usize,
+        m_ref: usize,
+    ) -> FlipsRanking {
+        let mut out = FlipsRanking {
+            metric: metric.name().into(),
+            binning: binning.name().into(),
+            m,
+            m_ref,
+            ..FlipsRanking::default()
+        };
+        let by_m = match self.flips_values(metric, binning, &[m_ref, m]) {
+            Ok(v) => v,
+            Err(why) => {
+                out.unavailable = Some(why);
+                return out;
+            }
+        };
+        out.values_ref = by_m[0].clone();
+        out.values = by_m[1].clone();
+        let values = match complete(metric, by_m) {
+            Ok(v) => v,
+            Err(why) => {
+                out.unavailable = Some(why);
+                return out;
+            }
+        };
+        let error = self.error_vector();
+        let sweep = ranking_sweep(&values, &error);
+        out.ranks_ref = sweep.ranks[0].clone();
+        out.ranks = sweep.ranks[1].clone();
+        out.rank_change = out
+            .ranks_ref
+            .iter()
+            .zip(&out.ranks)
+            .map(|(a, b)| a - b)
+            .collect();
+        out.flip_pairs = discordant_pairs(&sweep.ranks[0], &sweep.ranks[1]);
+        out.spearman = sweep.spearman[0][1];
+        out.spearman_vs_error_ref = sweep.spearman_vs_error[0];
+        out.spearman_vs_error = sweep.spearman_vs_error[1];
+        out
+    }
+
+    /// Every ranked metric's Spearman and flip matrices over `bins`.
+    pub fn flips_matrices(&mut self, binning: Binning, bins: &[usize]) -> FlipsMatrices {
+        let error = self.error_vector();
+        let metrics = RankedMetric::ALL
+            .into_iter()
+            .map(|metric| {
+                let mut out = MetricMatrix {
+                    metric: metric.name().into(),
+                    ..MetricMatrix::default()
+                };
+                let values = self
+                    .flips_values(metric, binning, bins)
+                    .and_then(|v| complete(metric, v));
+                match values {
+                    Err(why) => out.unavailable = Some(why),
+                    Ok(values) => {
+                        let sweep = ranking_sweep(&values, &error);
+                        out.spearman = sweep.spearman;
+                        out.flips = sweep.flips;
+                        out.flip_pairs = sweep
+                            .flip_pairs
+                            .into_iter()
+                            .map(|((a, b), pairs)| FlipPairs { a, b, pairs })
+                            .collect();
+                        out.spearman_vs_error = sweep.spearman_vs_error;
+                    }
+                }
+                out
+            })
+            .collect();
+        FlipsMatrices {
+            binning: binning.name().into(),
+            bins: bins.to_vec(),
+            metrics,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "flips_tests.rs"]
+mod tests;
