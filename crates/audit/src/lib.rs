@@ -7,6 +7,7 @@
 
 mod markdown;
 mod multi;
+mod recal_files;
 mod recalibration;
 mod sections;
 
@@ -17,6 +18,9 @@ use serde_json::{json, Map, Value};
 
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
+pub use recal_files::{
+    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,
+};
 pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
 pub use sections::binned_metrics_json;
 

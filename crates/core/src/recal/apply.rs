@@ -13,7 +13,7 @@ use super::{
 };
 use crate::auc::{self, SortedColumn};
 use crate::data::{Kind, PredictionSet, Scores, Source, Values};
-use crate::reading::{self, ProbView};
+use crate::reading;
 use crate::split::{stratified_split, Split};
 
 /// The scores the fits work on: the binary score `s` (a logit) per sample, or the
@@ -378,30 +378,8 @@ fn invariants(
     before: &PredictionSet,
     after: &PredictionSet,
 ) -> TemperatureInvariants {
-    let (top_before, top_after) = (reading::top_labels(before), reading::top_labels(after));
-    let accuracy = |t: &reading::TopLabels| crate::truthful::accuracy(t);
-    let (vb, va) = (
-        ProbView::new(before).expect("scores"),
-        ProbView::new(after).expect("scores"),
-    );
-    let k = before.k;
     let ones = vec![1.0; before.n()];
-    let mut argsort_identical = Vec::with_capacity(k);
-    let mut auc_change = Vec::with_capacity(k);
-    let (mut auc_before, mut auc_after) = (Vec::new(), Vec::new());
-    for r in 0..k {
-        let (pb, pa) = (vb.class_column(r), va.class_column(r));
-        argsort_identical.push(auc::sort_order(&pb) == auc::sort_order(&pa));
-        let outcome: Vec<bool> = before.labels.iter().map(|&y| y as usize == r).collect();
-        let b = auc::auc(&SortedColumn::new(&pb, &outcome, &ones));
-        let a = auc::auc(&SortedColumn::new(&pa, &outcome, &ones));
-        auc_before.push(b);
-        auc_after.push(a);
-        auc_change.push(a.zip(b).map(|(a, b)| a - b));
-    }
-    let macro_change = auc::macro_average(&auc_after)
-        .zip(auc::macro_average(&auc_before))
-        .map(|(a, b)| a - b);
+    let checks = super::checks::prob_checks(before, after);
     let (score_order_identical, score_auc_identical, score_auc) = match scores {
         FitScores::Binary(s) => {
             let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
@@ -418,15 +396,15 @@ fn invariants(
         FitScores::Multiclass { .. } => (None, None, None),
     };
     TemperatureInvariants {
-        argmax_identical: top_before.predicted == top_after.predicted,
-        accuracy_identical: accuracy(&top_before) == accuracy(&top_after),
+        argmax_identical: checks.argmax_identical(),
+        accuracy_identical: checks.accuracy.0 == checks.accuracy.1,
         nll_cal_not_above_tau1: fit.nll_tau <= fit.nll_tau1,
         score_order_identical,
         score_auc_identical,
         score_auc,
-        prob_argsort_identical_per_class: argsort_identical,
-        prob_auc_change_per_class: auc_change,
-        prob_auc_macro_change: macro_change,
+        prob_argsort_identical_per_class: checks.argsort_identical_per_class,
+        prob_auc_change_per_class: checks.auc_change_per_class,
+        prob_auc_macro_change: checks.auc_macro_change,
     }
 }
 
