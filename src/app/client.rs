@@ -241,6 +241,14 @@ pub fn compute(model: usize, reading: String, binning: String, m: usize) {
     );
 }
 
+/// Sends the request `build` makes from a fresh id (the views' own requests, whose
+/// answers go to their modules); returns the id.
+pub fn request(build: impl FnOnce(u64) -> ToWorker) -> u64 {
+    let id = next_id();
+    send(&build(id), Array::new());
+    id
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -342,6 +350,12 @@ fn handle(msg: FromWorker) {
                 }));
             }
         }
+        FromWorker::Recalibrated { id, .. }
+        | FromWorker::RecalTables { id, .. }
+        | FromWorker::RecalExport { id, .. } => {
+            done(id);
+            super::recal::answer(msg);
+        }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -359,6 +373,7 @@ fn handle(msg: FromWorker) {
         } => {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
+            super::recal::failed(id, &message);
             if was_open {
                 store.progress.set(None);
                 store.failed.set(detected);

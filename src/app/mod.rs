@@ -8,6 +8,9 @@ mod explorer;
 mod mapping;
 mod overview;
 mod panels;
+mod recal;
+mod recal_chart;
+mod recal_ledger;
 mod store;
 mod widgets;
 
@@ -54,6 +57,7 @@ fn App() -> impl IntoView {
     let store = Store::new();
     provide_context(store);
     client::start(store);
+    recal::init(store);
     // the example audit
     client::busy(1);
     wasm_bindgen_futures::spawn_local(async move {
@@ -112,6 +116,7 @@ fn App() -> impl IntoView {
             <ViewNav/>
             {move || match store.view.get() {
                 View::Audit => view! { <Overview/><Explorer/> }.into_any(),
+                View::Recalibrate => view! { <recal::Recalibrate/> }.into_any(),
             }}
         </main>
         <footer>

@@ -9,16 +9,19 @@ use serde_json::{Map, Value};
 pub enum View {
     /// The overview and the reliability explorer.
     Audit,
+    /// Temperature, Platt and isotonic recalibration, before and after.
+    Recalibrate,
 }
 
 impl View {
     /// Every view, in the navigation's order.
-    pub const ALL: &'static [View] = &[View::Audit];
+    pub const ALL: &'static [View] = &[View::Audit, View::Recalibrate];
 
     /// Its id in the page (`tab-<id>`) and in links.
     pub fn id(self) -> &'static str {
         match self {
             View::Audit => "audit",
+            View::Recalibrate => "recalibrate",
         }
     }
 
@@ -26,6 +29,7 @@ impl View {
     pub fn title(self) -> &'static str {
         match self {
             View::Audit => "Audit",
+            View::Recalibrate => "Recalibrate",
         }
     }
 }

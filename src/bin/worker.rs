@@ -139,7 +139,32 @@ mod worker {
                 });
                 post(&answer);
             }
+            ToWorker::Recalibrate {
+                id,
+                gen,
+                model,
+                seed,
+                fraction,
+            } => with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction)),
+            ToWorker::RecalTables {
+                id,
+                gen,
+                binning,
+                m,
+            } => with_session(id, |s| s.recal_tables(id, gen, &binning, m)),
+            ToWorker::RecalExport { id, method } => with_session(id, |s| {
+                s.recal_export(id, &method, env!("CARGO_PKG_VERSION"))
+            }),
         }
+    }
+
+    /// Posts what `f` answers with the open session (an error when none is open).
+    fn with_session(id: u64, f: impl FnOnce(&mut Session) -> FromWorker) {
+        let answer = STATE.with(|s| match s.borrow_mut().session.as_mut() {
+            None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+            Some(session) => f(session),
+        });
+        post(&answer);
     }
 
     fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride) {

@@ -1,0 +1,580 @@
+//! The worker's side of the Recalibrate view: split and fit (calibscope-core's
+//! `recalibrate`), the audit JSON's `recalibration` section (calibscope-audit, the
+//! same as the CLI's and the fixtures'), what the view draws (class counts, the tau
+//! curve, probability checks, fitted maps), the before/after reliability tables at
+//! the slider's bins, and the two files (shared with `calibscope recalibrate`).
+
+use calibscope_audit::{
+    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, recalibration_json,
+    Method, RecalibrationSettings,
+};
+use calibscope_core::binning::Binning;
+use calibscope_core::reading::{self, ProbView};
+use calibscope_core::recal::apply::ScoreMap;
+use calibscope_core::recal::apply::{recalibrate, FitScores, Recalibration};
+use calibscope_core::recal::checks::{prob_checks, ProbChecks};
+use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
+use calibscope_core::{Kind, PredictionSet};
+use serde_json::{json, Value};
+
+use super::{table, worker_error, Indexed, Session, M_SLIDER_MAX};
+use crate::proto::{codes, FromWorker, RecalTable};
+
+/// Points of the tau curve (log-spaced over the golden-section bracket).
+pub const TAU_CURVE_POINTS: usize = 61;
+/// Points of each fitted-map curve.
+const MAP_POINTS: usize = 201;
+/// Classes whose one-vs-rest maps are drawn (multiclass).
+const MAP_CLASSES: usize = 10;
+/// Evaluation rows drawn in the multiclass temperature map (evenly spaced).
+const MAP_SAMPLES: usize = 400;
+
+/// A recalibration kept for the view's tables and files.
+pub struct RecalState {
+    model: usize,
+    settings: RecalibrationSettings,
+    run: Recalibration,
+    /// The reading of the tables: `positive` (binary) or `confidence`.
+    reading: &'static str,
+    /// Per set (`before`, then each method): its sorted reading, or why undefined.
+    indexed: Vec<(&'static str, Result<(Indexed, Option<f64>), String>)>,
+}
+
+fn index_of(set: &PredictionSet, positive: bool) -> (Indexed, Option<f64>) {
+    let top = reading::top_labels(set);
+    let accuracy = calibscope_core::truthful::accuracy(&top);
+    let pairs = if positive {
+        reading::class_pairs(&ProbView::new(set).expect("scores"), 1)
+    } else {
+        top.pairs()
+    };
+    (Indexed::new(&pairs), accuracy)
+}
+
+fn checks_json(c: &ProbChecks) -> Value {
+    json!({
+        "argmax_changed_rows": c.argmax_changed_rows,
+        "argmax_identical": c.argmax_identical(),
+        "accuracy_before": c.accuracy.0,
+        "accuracy_after": c.accuracy.1,
+        "accuracy_identical": c.accuracy.0 == c.accuracy.1,
+        "argsort_identical_per_class": c.argsort_identical_per_class,
+        "auc_change_per_class": c.auc_change_per_class,
+        "auc_macro_change": c.auc_macro_change,
+        "distinct_before": c.distinct_values.0,
+        "distinct_after": c.distinct_values.1,
+    })
+}
+
+/// `n` log-spaced points from `lo` to `hi` (both included).
+fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let (a, b) = (lo.ln(), hi.ln());
+    (0..n)
+        .map(|i| (a + (b - a) * i as f64 / (n - 1) as f64).exp())
+        .collect()
+}
+
+/// `n` evenly spaced points from `lo` to `hi`.
+fn lin_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+/// The calibration NLL at [`TAU_CURVE_POINTS`] log-spaced `tau` in `[0.05, 20]`
+/// (`[[tau, nll], ...]`; empty when the split is).
+pub fn tau_curve(scores: &FitScores, labels: &[u32], calibration: &[usize]) -> Vec<[f64; 2]> {
+    let taus = log_grid(0.05, 20.0, TAU_CURVE_POINTS);
+    let mut out = vec![f64::NAN; taus.len()];
+    let done = match scores {
+        FitScores::Binary(s) => BinaryNll::new(s, labels, Some(calibration))
+            .map(|o| o.nll_many(&taus, &mut out))
+            .is_some(),
+        FitScores::Multiclass { logits, k } => calibscope_core::with_values!(logits, |z| {
+            MulticlassNll::new(z, *k, labels, Some(calibration))
+                .map(|o| o.nll_many(&taus, &mut out))
+                .is_some()
+        }),
+    };
+    if !done {
+        return Vec::new();
+    }
+    taus.into_iter().zip(out).map(|(t, v)| [t, v]).collect()
+}
+
+/// The range of `scores` over `rows` (finite values), widened when it is one point.
+fn range(scores: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = scores
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if lo > hi {
+        return None;
+    }
+    Some(if lo == hi {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        (lo, hi)
+    })
+}
+
+/// Fit `j` (binary: the only one; otherwise class `j`) of Platt or isotonic.
+fn fitted_map(run: &Recalibration, method: Method, j: usize) -> Option<&dyn ScoreMap> {
+    match method {
+        Method::Platt => Some(run.platt.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap),
+        Method::Isotonic => {
+            Some(run.isotonic.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap)
+        }
+        Method::Temperature => None,
+    }
+}
+
+fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> Value {
+    let points: Vec<[f64; 2]> = xs.iter().map(|&x| [x, f(x)]).collect();
+    json!({"class": class, "points": points})
+}
+
+/// The fitted maps drawn in the view: binary input, each method as raw score `s` →
+/// recalibrated probability over the calibration scores' range; multiclass, Platt's
+/// and isotonic's one-vs-rest maps `z_r → p` of the first classes, and temperature
+/// as a scatter of evaluation rows (raw top-label confidence → recalibrated
+/// probability of the same class: no single score map exists).
+fn maps_json(run: &Recalibration, scores: &FitScores) -> Value {
+    let cal = &run.split.calibration;
+    let mut out = serde_json::Map::new();
+    match scores {
+        FitScores::Binary(s) => {
+            let Some((lo, hi)) = range(cal.iter().map(|&i| s[i])) else {
+                return Value::Object(out);
+            };
+            let xs = lin_grid(lo, hi, MAP_POINTS);
+            if let Ok(t) = &run.temperature {
+                let tau = t.fit.tau;
+                out.insert(
+                    "temperature".into(),
+                    json!({"x": "s", "curves": [curve(1, &xs, |x| sigmoid(x / tau))]}),
+                );
+            }
+            for method in [Method::Platt, Method::Isotonic] {
+                if let Some(c) = fitted_map(run, method, 0) {
+                    out.insert(
+                        method.name().into(),
+                        json!({"x": "s", "curves": [curve(1, &xs, |x| c.map(x))]}),
+                    );
+                }
+            }
+        }
+        FitScores::Multiclass { k, .. } => {
+            if let Ok(t) = &run.temperature {
+                let before = ProbView::new(&run.before).expect("scores");
+                let after = ProbView::new(&t.after).expect("scores");
+                let top = reading::top_labels(&run.before);
+                let n = run.before.n();
+                let step = n.div_ceil(MAP_SAMPLES).max(1);
+                let points: Vec<[f64; 2]> = (0..n)
+                    .step_by(step)
+                    .map(|i| {
+                        let r = top.predicted[i] as usize;
+                        [before.prob(i, r), after.prob(i, r)]
+                    })
+                    .collect();
+                out.insert(
+                    "temperature".into(),
+                    json!({"x": "confidence", "scatter": points}),
+                );
+            }
+            for method in [Method::Platt, Method::Isotonic] {
+                let mut curves = Vec::new();
+                for r in 0..(*k).min(MAP_CLASSES) {
+                    let Some(c) = fitted_map(run, method, r) else {
+                        continue;
+                    };
+                    let z = |i: usize| match scores {
+                        FitScores::Multiclass { logits, k } => logits.get(i * k + r),
+                        FitScores::Binary(_) => unreachable!(),
+                    };
+                    if let Some((lo, hi)) = range(cal.iter().map(|&i| z(i))) {
+                        curves.push(curve(r, &lin_grid(lo, hi, MAP_POINTS), |x| c.map(x)));
+                    }
+                }
+                if !curves.is_empty() {
+                    out.insert(
+                        method.name().into(),
+                        json!({"x": "z_r", "curves": curves, "classes_total": k}),
+                    );
+                }
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// The calibration and evaluation counts of each class.
+fn class_counts(set: &PredictionSet, run: &Recalibration) -> Value {
+    let count = |rows: &[usize]| {
+        let mut c = vec![0usize; set.k];
+        for &i in rows {
+            if let Some(v) = c.get_mut(set.labels[i] as usize) {
+                *v += 1;
+            }
+        }
+        c
+    };
+    json!({
+        "calibration": count(&run.split.calibration),
+        "evaluation": count(&run.split.evaluation),
+    })
+}
+
+impl Session {
+    /// Answers a [`crate::proto::ToWorker::Recalibrate`].
+    pub fn recalibrate(
+        &mut self,
+        id: u64,
+        gen: u64,
+        model: usize,
+        seed: u64,
+        fraction: f64,
+    ) -> FromWorker {
+        let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
+        if !(fraction > 0.0 && fraction < 1.0) {
+            return bad(format!(
+                "the calibration fraction must lie strictly between 0 and 1 (got {fraction})"
+            ));
+        }
+        let Some(md) = self.models.get(model) else {
+            return bad(format!("no model {model}"));
+        };
+        let set = &md.set;
+        let Some(scores) = FitScores::of(set) else {
+            return bad(
+                "top-label input (predicted class + confidence) has no scores to recalibrate; give probabilities or logits"
+                    .into(),
+            );
+        };
+        let settings = RecalibrationSettings { seed, fraction };
+        let section = recalibration_json(set, &settings);
+        let run = recalibrate(set, seed, fraction);
+        let binary = set.kind() == Kind::Binary;
+        let mut checks = serde_json::Map::new();
+        let mut indexed = vec![("before", Ok(index_of(&run.before, binary)))];
+        for method in Method::ALL {
+            let after = evaluation_after(&run, method);
+            if let Ok(after) = after {
+                checks.insert(
+                    method.name().into(),
+                    checks_json(&prob_checks(&run.before, after)),
+                );
+            }
+            indexed.push((
+                method.name(),
+                after
+                    .map(|a| index_of(a, binary))
+                    .map_err(|e| e.to_string()),
+            ));
+        }
+        let view = json!({
+            "class_counts": class_counts(set, &run),
+            "class_names": self.dataset.class_names,
+            "tau_curve": tau_curve(&scores, &set.labels, &run.split.calibration),
+            "checks": checks,
+            "maps": maps_json(&run, &scores),
+        });
+        self.recal = Some(RecalState {
+            model,
+            settings,
+            run,
+            reading: if binary { "positive" } else { "confidence" },
+            indexed,
+        });
+        FromWorker::Recalibrated {
+            id,
+            gen,
+            model,
+            seed,
+            fraction,
+            section,
+            view,
+        }
+    }
+
+    /// Answers a [`crate::proto::ToWorker::RecalTables`].
+    pub fn recal_tables(&self, id: u64, gen: u64, binning_name: &str, m: usize) -> FromWorker {
+        let Some(state) = &self.recal else {
+            return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
+        };
+        let Some(binning) = Binning::from_name(binning_name) else {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("unknown binning {binning_name:?}"),
+            );
+        };
+        if m == 0 || m > M_SLIDER_MAX {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("bin count {m} is outside 1..{M_SLIDER_MAX}"),
+            );
+        }
+        let n = state.run.split.evaluation.len();
+        let tables = state
+            .indexed
+            .iter()
+            .map(|(name, ix)| match ix {
+                Ok((index, accuracy)) => {
+                    let conf = (state.reading == "confidence").then_some(*accuracy);
+                    let (rows, metrics, nonempty_bins) = table(index, binning, m, n, conf);
+                    RecalTable {
+                        set: name.to_string(),
+                        rows,
+                        metrics,
+                        nonempty_bins,
+                        undefined: None,
+                    }
+                }
+                Err(why) => RecalTable {
+                    set: name.to_string(),
+                    undefined: Some(why.clone()),
+                    ..RecalTable::default()
+                },
+            })
+            .collect();
+        FromWorker::RecalTables {
+            id,
+            gen,
+            binning: binning.name().to_string(),
+            m,
+            reading: state.reading.to_string(),
+            tables,
+        }
+    }
+
+    /// Answers a [`crate::proto::ToWorker::RecalExport`]: the files `calibscope
+    /// recalibrate --out --params` writes for the same input, split and method.
+    pub fn recal_export(&self, id: u64, method_name: &str, version: &str) -> FromWorker {
+        let Some(state) = &self.recal else {
+            return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
+        };
+        let Some(method) = Method::from_name(method_name) else {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("unknown method {method_name:?}"),
+            );
+        };
+        let md = &self.models[state.model];
+        let all = match recalibrate_rows(&md.set, &state.run, method) {
+            Ok(all) => all,
+            Err(why) => {
+                return worker_error(
+                    id,
+                    codes::BAD_PARAMETERS,
+                    format!("{method_name} is undefined: {why}"),
+                )
+            }
+        };
+        let csv = recalibrated_csv(
+            &all,
+            self.dataset.ids.as_ref(),
+            &self.dataset.class_names,
+            &state.run.split.calibration,
+        );
+        let params = fitted_params_json(&md.set, &state.run, method, &state.settings, version);
+        let stem = if self.models.len() > 1 {
+            format!("{}_{}", md.name, method.name())
+        } else {
+            format!("{}_{}", self.dataset.name, method.name())
+        };
+        FromWorker::RecalExport {
+            id,
+            method: method.name().to_string(),
+            stem,
+            csv,
+            params: serde_json::to_string_pretty(&params).expect("JSON of a Value") + "\n",
+        }
+    }
+}
+
+/// The fixtures' comparison rules (the audit tests' own code).
+#[cfg(test)]
+#[path = "../../crates/audit/tests/support/compare.rs"]
+mod compare;
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn shared() -> Option<PathBuf> {
+        let p = std::env::var_os("CALIBSCOPE_SHARED")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+        p.join("fixtures").is_dir().then_some(p)
+    }
+
+    fn session(path: &Path) -> Session {
+        let ds = calibscope_io::open_paths(&[path.to_path_buf()], &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        Session::new(ds)
+    }
+
+    /// Every CSV fixture with a recalibration section: the worker's answer equals it
+    /// under the fixtures' tolerance rules (tau within `tau_tolerance`, ledgers within
+    /// `after_tolerance`, split indices exactly), and its files agree with it.
+    #[test]
+    fn answers_equal_the_fixtures_recalibration_sections() {
+        let Some(shared) = shared() else {
+            eprintln!("shared fixtures not found; skipped");
+            return;
+        };
+        let mut checked = 0;
+        let mut failures = Vec::new();
+        for dir in ["real", "edge", "synthetic"] {
+            let dir = shared.join("fixtures").join(dir);
+            let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+                .collect();
+            names.sort();
+            for csv in names {
+                let exp_path = csv.with_extension("expected.json");
+                let Ok(text) = std::fs::read_to_string(&exp_path) else {
+                    continue;
+                };
+                let expected: Value = serde_json::from_str(&text).unwrap();
+                let Some(want) = expected.get("recalibration").filter(|v| v.is_object()) else {
+                    continue;
+                };
+                if expected
+                    .get("input_error")
+                    .is_some_and(|v| v != &json!(false) && !v.is_null())
+                {
+                    continue;
+                }
+                let mut s = session(&csv);
+                let FromWorker::Recalibrated { section, view, .. } = s.recalibrate(1, 1, 0, 0, 0.5)
+                else {
+                    failures.push(format!("{}: no answer", csv.display()));
+                    continue;
+                };
+                let got = json!({ "recalibration": section });
+                let exp = json!({
+                    "tolerance": expected["tolerance"],
+                    "sensitive": expected.get("sensitive").cloned().unwrap_or(json!({})),
+                    "recalibration": want,
+                });
+                for m in compare::compare(&got, &exp) {
+                    failures.push(format!("{}: {}: {}", csv.display(), m.path, m.detail));
+                }
+                checked += 1;
+                // the tables answer for every set, before first
+                let FromWorker::RecalTables { tables, .. } = s.recal_tables(2, 1, "width", 15)
+                else {
+                    panic!("tables")
+                };
+                assert_eq!(tables.len(), 4);
+                assert_eq!(tables[0].set, "before");
+                let n_eval = want["split"]["n_eval"].as_u64().unwrap() as usize;
+                if n_eval > 0 {
+                    assert_eq!(
+                        tables[0].rows.iter().map(|r| r.n).sum::<usize>(),
+                        n_eval,
+                        "{}",
+                        csv.display()
+                    );
+                }
+                // the tau curve has its minimum near tau*
+                if let Some(tau) = want["temperature"]["tau"].as_f64() {
+                    let curve = view["tau_curve"].as_array().unwrap();
+                    assert_eq!(curve.len(), TAU_CURVE_POINTS);
+                    let nll_star = want["temperature"]["nll_cal_tau"].as_f64().unwrap();
+                    let min = curve
+                        .iter()
+                        .map(|p| p[1].as_f64().unwrap())
+                        .fold(f64::INFINITY, f64::min);
+                    assert!(
+                        min >= nll_star - 1e-9,
+                        "{}: {min} < {nll_star}",
+                        csv.display()
+                    );
+                    // the export: n rows, the split column, tau in the parameters
+                    let FromWorker::RecalExport {
+                        csv: text, params, ..
+                    } = s.recal_export(3, "temperature", "test")
+                    else {
+                        panic!("export")
+                    };
+                    let cal: Vec<Value> = text
+                        .lines()
+                        .skip(1)
+                        .enumerate()
+                        .filter(|(_, l)| l.contains(",calibration"))
+                        .map(|(i, _)| json!(i))
+                        .collect();
+                    assert_eq!(text.lines().count() - 1, s.n());
+                    if let Some(idx) = want["split"].get("calibration_indices") {
+                        assert_eq!(&json!(cal), idx, "{}", csv.display());
+                    }
+                    let params: Value = serde_json::from_str(&params).unwrap();
+                    let tol = want["temperature"]["tau_tolerance"].as_f64().unwrap();
+                    assert!((params["tau"].as_f64().unwrap() - tau).abs() <= tol);
+                }
+            }
+        }
+        let shown: Vec<&str> = failures.iter().take(40).map(String::as_str).collect();
+        assert!(
+            failures.is_empty(),
+            "{} mismatches:\n{}",
+            failures.len(),
+            shown.join("\n")
+        );
+        assert!(checked >= 20, "only {checked} fixtures checked");
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let mut s = session(&shared.join("fixtures/real/breast_cancer_logreg_logit.csv"));
+        assert!(matches!(
+            s.recal_tables(1, 1, "width", 10),
+            FromWorker::Error { .. }
+        ));
+        assert!(matches!(
+            s.recal_export(1, "temperature", "x"),
+            FromWorker::Error { .. }
+        ));
+        for (model, f) in [(0, 0.0), (0, 1.0), (0, f64::NAN), (3, 0.5)] {
+            assert!(matches!(
+                s.recalibrate(1, 1, model, 0, f),
+                FromWorker::Error { .. }
+            ));
+        }
+        assert!(matches!(
+            s.recalibrate(1, 1, 0, 7, 0.3),
+            FromWorker::Recalibrated { .. }
+        ));
+        assert!(matches!(
+            s.recal_tables(1, 1, "weird", 10),
+            FromWorker::Error { .. }
+        ));
+        assert!(matches!(
+            s.recal_tables(1, 1, "mass", 0),
+            FromWorker::Error { .. }
+        ));
+        assert!(matches!(
+            s.recal_export(1, "nope", "x"),
+            FromWorker::Error { .. }
+        ));
+        let top = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
+        assert!(matches!(
+            session(&top).recalibrate(1, 1, 0, 0, 0.5),
+            FromWorker::Error { .. }
+        ));
+    }
+}
