@@ -29,6 +29,9 @@ const MAP_CLASSES: usize = 10;
 /// Evaluation rows drawn in the multiclass temperature map (evenly spaced).
 const MAP_SAMPLES: usize = 400;
 
+/// A set's sorted reading and its accuracy (for ConfCE^corr).
+type IndexedSet = (Indexed, Option<f64>);
+
 /// A recalibration kept for the view's tables and files.
 pub struct RecalState {
     model: usize,
@@ -37,10 +40,10 @@ pub struct RecalState {
     /// The reading of the tables: `positive` (binary) or `confidence`.
     reading: &'static str,
     /// Per set (`before`, then each method): its sorted reading, or why undefined.
-    indexed: Vec<(&'static str, Result<(Indexed, Option<f64>), String>)>,
+    indexed: Vec<(&'static str, Result<IndexedSet, String>)>,
 }
 
-fn index_of(set: &PredictionSet, positive: bool) -> (Indexed, Option<f64>) {
+fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
     let top = reading::top_labels(set);
     let accuracy = calibscope_core::truthful::accuracy(&top);
     let pairs = if positive {
