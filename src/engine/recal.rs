@@ -5,8 +5,8 @@
 //! the slider's bins, and the two files (shared with `calibscope recalibrate`).
 
 use calibscope_audit::{
-    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, recalibration_json,
-    Method, RecalibrationSettings,
+    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv,
+    recalibration_json_of, Method, RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
 use calibscope_core::reading::{self, ProbView};
@@ -257,8 +257,8 @@ impl Session {
             );
         };
         let settings = RecalibrationSettings { seed, fraction };
-        let section = recalibration_json(set, &settings);
         let run = recalibrate(set, seed, fraction);
+        let section = recalibration_json_of(set, &settings, &run);
         let binary = set.kind() == Kind::Binary;
         let mut checks = serde_json::Map::new();
         let mut indexed = vec![("before", Ok(index_of(&run.before, binary)))];

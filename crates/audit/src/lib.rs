@@ -21,7 +21,9 @@ pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recal_files::{
     evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,
 };
-pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
+pub use recalibration::{
+    ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
+};
 pub use sections::binned_metrics_json;
 
 /// The schema name written in every audit.

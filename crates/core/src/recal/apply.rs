@@ -112,17 +112,18 @@ impl FitScores {
     /// The rows `rows` mapped through fitted one-vs-rest maps (`maps[0]` applied to
     /// `s` for binary input; `maps[r]` to `z_r` otherwise, rows renormalised, an
     /// all-zero row made uniform). Returns the set and how many rows were made uniform.
-    pub fn mapped<F>(
+    pub fn mapped<F: ScoreMap>(
         &self,
         labels: &[u32],
         maps: &[&F],
-        predict: impl Fn(&F, f64) -> f64,
         rows: &[usize],
     ) -> (PredictionSet, usize) {
         let labels = rows.iter().map(|&i| labels[i]).collect();
         match self {
             FitScores::Binary(s) => {
-                let u = rows.iter().map(|&i| predict(maps[0], s[i])).collect();
+                let x: Vec<f64> = rows.iter().map(|&i| s[i]).collect();
+                let mut u = vec![0.0; rows.len()];
+                maps[0].map_many(&x, &mut u);
                 let set = PredictionSet {
                     labels,
                     scores: Scores::Column {
@@ -135,9 +136,17 @@ impl FitScores {
             }
             FitScores::Multiclass { k, .. } => {
                 let k = *k;
-                let mut p = Vec::with_capacity(rows.len() * k);
-                for &i in rows {
-                    p.extend((0..k).map(|r| predict(maps[r], self.class_score(i, r))));
+                let mut p = vec![0.0; rows.len() * k];
+                let mut x = vec![0.0; rows.len()];
+                let mut col = vec![0.0; rows.len()];
+                for (r, map) in maps.iter().enumerate().take(k) {
+                    for (v, &i) in x.iter_mut().zip(rows) {
+                        *v = self.class_score(i, r);
+                    }
+                    map.map_many(&x, &mut col);
+                    for (j, &v) in col.iter().enumerate() {
+                        p[j * k + r] = v;
+                    }
                 }
                 let zero_rows = renormalize_rows(&mut p, k);
                 let set = PredictionSet {
@@ -236,6 +245,13 @@ pub struct MapOutcome<F> {
 pub trait ScoreMap {
     /// The recalibrated probability of score `s`.
     fn map(&self, s: f64) -> f64;
+
+    /// `out[i] = self.map(xs[i])` (the same values; a map may batch the work).
+    fn map_many(&self, xs: &[f64], out: &mut [f64]) {
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = self.map(x);
+        }
+    }
 }
 
 impl ScoreMap for PlattFit {
@@ -247,6 +263,10 @@ impl ScoreMap for PlattFit {
 impl ScoreMap for IsotonicFit {
     fn map(&self, s: f64) -> f64 {
         self.predict(s)
+    }
+
+    fn map_many(&self, xs: &[f64], out: &mut [f64]) {
+        self.predict_many(xs, out)
     }
 }
 
@@ -271,9 +291,7 @@ impl<F: ScoreMap> MapOutcome<F> {
         labels: &[u32],
         rows: &[usize],
     ) -> Result<PredictionSet, Undefined> {
-        Ok(scores
-            .mapped(labels, &self.maps()?, |f, s| f.map(s), rows)
-            .0)
+        Ok(scores.mapped(labels, &self.maps()?, rows).0)
     }
 }
 
@@ -327,12 +345,8 @@ pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibrati
     } else {
         (
             Ok(temperature(set, &scores, &split, &before)),
-            Ok(one_vs_rest(set, &scores, &split, fit_platt, |f, s| {
-                f.predict(s)
-            })),
-            Ok(one_vs_rest(set, &scores, &split, fit_isotonic, |f, s| {
-                f.predict(s)
-            })),
+            Ok(one_vs_rest(set, &scores, &split, fit_platt)),
+            Ok(one_vs_rest(set, &scores, &split, fit_isotonic)),
         )
     };
     Recalibration {
@@ -409,13 +423,12 @@ fn invariants(
 }
 
 /// Fits `fit` one-vs-rest (binary: once, on `s`) on the calibration split and maps
-/// the evaluation split through `predict`; multiclass rows are renormalised.
-fn one_vs_rest<F>(
+/// the evaluation split through the fits; multiclass rows are renormalised.
+fn one_vs_rest<F: ScoreMap>(
     set: &PredictionSet,
     scores: &FitScores,
     split: &Split,
     fit: impl Fn(&[f64], &[bool]) -> Option<F>,
-    predict: impl Fn(&F, f64) -> f64,
 ) -> MapOutcome<F> {
     let binary = set.kind() == Kind::Binary;
     let classes: Vec<usize> = if binary {
@@ -453,7 +466,7 @@ fn one_vs_rest<F>(
         };
     }
     let fitted: Vec<&F> = fits.iter().map(|f| f.as_ref().expect("checked")).collect();
-    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, predict, &split.evaluation);
+    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, &split.evaluation);
     MapOutcome {
         fits,
         after: Ok(after),
