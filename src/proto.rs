@@ -232,6 +232,10 @@ pub enum FromWorker {
         model: usize,
         seed: u64,
         fraction: f64,
+        /// False for the first part (split and temperature scaling; Platt and
+        /// isotonic "not computed yet"); the second part follows with the same id.
+        #[serde(default)]
+        complete: bool,
         section: Value,
         view: Value,
     },

@@ -350,9 +350,14 @@ fn handle(msg: FromWorker) {
                 }));
             }
         }
-        FromWorker::Recalibrated { id, .. }
-        | FromWorker::RecalTables { id, .. }
-        | FromWorker::RecalExport { id, .. } => {
+        FromWorker::Recalibrated { id, complete, .. } => {
+            // the first part of a fit is followed by the second (or a Cancelled)
+            if complete {
+                done(id);
+            }
+            super::recal::answer(msg);
+        }
+        FromWorker::RecalTables { id, .. } | FromWorker::RecalExport { id, .. } => {
             done(id);
             super::recal::answer(msg);
         }

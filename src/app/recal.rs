@@ -46,6 +46,11 @@ struct RecalStore {
     error: RwSignal<Option<String>>,
     fitting: RwSignal<bool>,
     export_status: RwSignal<String>,
+    /// Milliseconds from the latest fit request to its answer (page clock; for the
+    /// browser benchmark, `data-answer-ms`).
+    answer_ms: RwSignal<Option<f64>>,
+    /// The same for the first part of the answer (split and temperature scaling).
+    first_ms: RwSignal<Option<f64>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -57,6 +62,8 @@ enum Want {
 #[derive(Default)]
 struct Requests {
     fit_gen: u64,
+    /// When the latest fit was asked (`performance.now()`).
+    fit_sent: f64,
     tables_gen: u64,
     /// Fit and table requests in flight.
     ours: Vec<u64>,
@@ -87,6 +94,8 @@ pub fn init(store: Store) {
         error: RwSignal::new(None),
         fitting: RwSignal::new(false),
         export_status: RwSignal::new(String::new()),
+        answer_ms: RwSignal::new(None),
+        first_ms: RwSignal::new(None),
     };
     RS.with(|s| *s.borrow_mut() = Some(r));
     Effect::new(move |_| {
@@ -101,9 +110,13 @@ fn fit(model: usize, seed: u64, fraction: f64) {
     let gen = REQ.with(|q| {
         let mut q = q.borrow_mut();
         q.fit_gen += 1;
+        q.fit_sent = now();
         q.fit_gen
     });
-    rs().fitting.set(true);
+    let r = rs();
+    r.fitting.set(true);
+    r.answer_ms.set(None);
+    r.first_ms.set(None);
     let id = client::request(|id| ToWorker::Recalibrate {
         id,
         gen,
@@ -143,12 +156,22 @@ pub fn answer(msg: FromWorker) {
             model,
             seed,
             fraction,
+            complete,
             section,
             view,
         } => {
-            forget(id);
+            if complete {
+                forget(id);
+            }
             if gen == fit_gen {
-                r.fitting.set(false);
+                let sent = REQ.with(|q| q.borrow().fit_sent);
+                let ms = Some(now() - sent);
+                if complete {
+                    r.answer_ms.set(ms);
+                } else {
+                    r.first_ms.set(ms);
+                }
+                r.fitting.set(!complete);
                 r.error.set(None);
                 r.answer.set(Some(Answer {
                     model,
@@ -191,6 +214,10 @@ pub fn answer(msg: FromWorker) {
         }
         _ => {}
     }
+}
+
+fn now() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
 }
 
 fn forget(id: u64) {
@@ -301,12 +328,14 @@ pub fn Recalibrate() -> impl IntoView {
             }.into_any());
         }
         Some(view! {
-            <section class="recal" id="recalibrate" aria-labelledby="recal-title">
+            <section class="recal" id="recalibrate" aria-labelledby="recal-title"
+                data-answer-ms=move || r.answer_ms.get().map(|v| format!("{v:.1}")).unwrap_or_default()
+                data-first-ms=move || r.first_ms.get().map(|v| format!("{v:.1}")).unwrap_or_default()>
                 <h2 id="recal-title">"Recalibrate"</h2>
                 <p class="sub">"Fit on the calibration split, measure on the evaluation split (METRICS.md §6). Temperature scaling divides every logit by one τ; Platt fits σ(a·s + b); isotonic fits a non-decreasing step map."</p>
                 <SplitControls/>
                 {move || r.error.get().map(|e| view! { <p class="notice error" role="alert" id="recal-error">{e}</p> })}
-                {move || r.fitting.get().then(|| view! { <p class="sub" role="status">"Fitting…"</p> })}
+                {move || r.fitting.get().then(|| view! { <p class="sub" role="status" id="recal-fitting">{if r.answer.with(|a| a.is_some()) { "Fitting Platt and isotonic…" } else { "Fitting…" }}</p> })}
                 {move || r.answer.get().map(|a| view! { <Fitted answer=a/> })}
             </section>
         }.into_any())

@@ -145,7 +145,21 @@ mod worker {
                 model,
                 seed,
                 fraction,
-            } => with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction)),
+            } => {
+                with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction));
+                // Platt and isotonic once the temperature answer is out (cancelled
+                // when a newer fit arrived meanwhile)
+                wasm_bindgen_futures::spawn_local(async move {
+                    yield_now().await;
+                    let answer = STATE.with(|s| {
+                        s.borrow_mut()
+                            .session
+                            .as_mut()
+                            .map(|session| session.recalibrate_maps(id, gen))
+                    });
+                    post(&answer.unwrap_or(FromWorker::Cancelled { id }));
+                });
+            }
             ToWorker::RecalTables {
                 id,
                 gen,

@@ -11,7 +11,9 @@ use calibscope_audit::{
 use calibscope_core::binning::Binning;
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::recal::apply::ScoreMap;
-use calibscope_core::recal::apply::{recalibrate, FitScores, Recalibration};
+use calibscope_core::recal::apply::{
+    fit_maps, recalibrate_temperature, FitScores, Recalibration, Undefined,
+};
 use calibscope_core::recal::checks::{prob_checks, ProbChecks};
 use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::{Kind, PredictionSet};
@@ -35,12 +37,18 @@ type IndexedSet = (Indexed, Option<f64>);
 /// A recalibration kept for the view's tables and files.
 pub struct RecalState {
     model: usize,
+    /// The generation of the request that made it.
+    gen: u64,
     settings: RecalibrationSettings,
     run: Recalibration,
     /// The reading of the tables: `positive` (binary) or `confidence`.
     reading: &'static str,
     /// Per set (`before`, then each method): its sorted reading, or why undefined.
     indexed: Vec<(&'static str, Result<IndexedSet, String>)>,
+    /// Each method's probability checks (JSON), as computed.
+    checks: serde_json::Map<String, Value>,
+    /// The tau curve (`[[tau, nll], ...]`).
+    tau_curve: Vec<[f64; 2]>,
 }
 
 fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
@@ -257,49 +265,91 @@ impl Session {
             );
         };
         let settings = RecalibrationSettings { seed, fraction };
-        let run = recalibrate(set, seed, fraction);
-        let section = recalibration_json_of(set, &settings, &run);
+        let run = recalibrate_temperature(set, seed, fraction);
         let binary = set.kind() == Kind::Binary;
-        let mut checks = serde_json::Map::new();
-        let mut indexed = vec![("before", Ok(index_of(&run.before, binary)))];
+        let state = RecalState {
+            model,
+            gen,
+            settings,
+            run,
+            reading: if binary { "positive" } else { "confidence" },
+            indexed: Vec::new(),
+            checks: serde_json::Map::new(),
+            tau_curve: tau_curve(&scores, &set.labels, &[]),
+        };
+        self.recal_answer(id, state, scores)
+    }
+
+    /// The second part of a [`crate::proto::ToWorker::Recalibrate`] answer: Platt and
+    /// isotonic fitted and measured (the first part answers with temperature scaling
+    /// alone). [`FromWorker::Cancelled`] when a newer fit (or another data set) came
+    /// in between, or nothing is left to fit.
+    pub fn recalibrate_maps(&mut self, id: u64, gen: u64) -> FromWorker {
+        let Some(mut state) = self
+            .recal
+            .take_if(|s| s.gen == gen && s.run.platt == Err(Undefined::NotComputed))
+        else {
+            return FromWorker::Cancelled { id };
+        };
+        let set = &self.models[state.model].set;
+        let scores = FitScores::of(set).expect("checked by the first part");
+        fit_maps(set, &mut state.run);
+        self.recal_answer(id, state, scores)
+    }
+
+    /// Builds the answer of `state` (keeping what an earlier part computed) and keeps
+    /// the state for the tables and files.
+    fn recal_answer(&mut self, id: u64, mut state: RecalState, scores: FitScores) -> FromWorker {
+        let set = &self.models[state.model].set;
+        let run = &state.run;
+        let binary = set.kind() == Kind::Binary;
+        let section = recalibration_json_of(set, &state.settings, run);
+        if state.indexed.is_empty() {
+            state
+                .indexed
+                .push(("before", Ok(index_of(&run.before, binary))));
+            state.tau_curve = tau_curve(&scores, &set.labels, &run.split.calibration);
+        }
         for method in Method::ALL {
-            let after = evaluation_after(&run, method);
-            if let Ok(after) = after {
-                checks.insert(
-                    method.name().into(),
-                    checks_json(&prob_checks(&run.before, after)),
-                );
+            let name = method.name();
+            let done = state.indexed.iter().any(|(n, ix)| *n == name && ix.is_ok());
+            if done {
+                continue;
             }
-            indexed.push((
-                method.name(),
+            state.indexed.retain(|(n, _)| *n != name);
+            let after = evaluation_after(run, method);
+            if let Ok(after) = after {
+                state
+                    .checks
+                    .insert(name.into(), checks_json(&prob_checks(&run.before, after)));
+            }
+            state.indexed.push((
+                name,
                 after
                     .map(|a| index_of(a, binary))
                     .map_err(|e| e.to_string()),
             ));
         }
+        let complete = run.platt != Err(Undefined::NotComputed);
         let view = json!({
-            "class_counts": class_counts(set, &run),
+            "class_counts": class_counts(set, run),
             "class_names": self.dataset.class_names,
-            "tau_curve": tau_curve(&scores, &set.labels, &run.split.calibration),
-            "checks": checks,
-            "maps": maps_json(&run, &scores),
+            "tau_curve": state.tau_curve,
+            "checks": state.checks,
+            "maps": maps_json(run, &scores),
         });
-        self.recal = Some(RecalState {
-            model,
-            settings,
-            run,
-            reading: if binary { "positive" } else { "confidence" },
-            indexed,
-        });
-        FromWorker::Recalibrated {
+        let answer = FromWorker::Recalibrated {
             id,
-            gen,
-            model,
-            seed,
-            fraction,
+            gen: state.gen,
+            model: state.model,
+            seed: state.settings.seed,
+            fraction: state.settings.fraction,
+            complete,
             section,
             view,
-        }
+        };
+        self.recal = Some(state);
+        answer
     }
 
     /// Answers a [`crate::proto::ToWorker::RecalTables`].
@@ -459,20 +509,49 @@ mod tests {
                     continue;
                 }
                 let mut s = session(&csv);
-                let FromWorker::Recalibrated { section, view, .. } = s.recalibrate(1, 1, 0, 0, 0.5)
+                // the first part: split, before and temperature as in the fixture
+                let FromWorker::Recalibrated {
+                    section, complete, ..
+                } = s.recalibrate(1, 1, 0, 0, 0.5)
                 else {
                     failures.push(format!("{}: no answer", csv.display()));
                     continue;
                 };
-                let got = json!({ "recalibration": section });
-                let exp = json!({
-                    "tolerance": expected["tolerance"],
-                    "sensitive": expected.get("sensitive").cloned().unwrap_or(json!({})),
-                    "recalibration": want,
+                let partial = json!({
+                    "split": want["split"], "before": want["before"], "temperature": want["temperature"],
                 });
-                for m in compare::compare(&got, &exp) {
-                    failures.push(format!("{}: {}: {}", csv.display(), m.path, m.detail));
+                let mut parts = vec![(section, partial)];
+                // the second part: everything
+                match s.recalibrate_maps(1, 1) {
+                    FromWorker::Recalibrated {
+                        section,
+                        complete: true,
+                        ..
+                    } => parts.push((section, want.clone())),
+                    FromWorker::Cancelled { .. } => assert!(complete, "{}", csv.display()),
+                    other => panic!("{}: {other:?}", csv.display()),
                 }
+                for (section, want) in parts {
+                    let got = json!({ "recalibration": section });
+                    let exp = json!({
+                        "tolerance": expected["tolerance"],
+                        "sensitive": expected.get("sensitive").cloned().unwrap_or(json!({})),
+                        "recalibration": want,
+                    });
+                    for m in compare::compare(&got, &exp) {
+                        failures.push(format!("{}: {}: {}", csv.display(), m.path, m.detail));
+                    }
+                }
+                let view = match s.recalibrate_maps(1, 1) {
+                    FromWorker::Cancelled { .. } => {
+                        // nothing left to fit: the last answer stays; ask again for its view
+                        let FromWorker::Recalibrated { view, .. } = full(&mut s) else {
+                            panic!("answer")
+                        };
+                        view
+                    }
+                    other => panic!("a second maps request is cancelled: {other:?}"),
+                };
                 checked += 1;
                 // the tables answer for every set, before first
                 let FromWorker::RecalTables { tables, .. } = s.recal_tables(2, 1, "width", 15)
@@ -536,6 +615,47 @@ mod tests {
             shown.join("\n")
         );
         assert!(checked >= 20, "only {checked} fixtures checked");
+    }
+
+    /// Both parts of an answer, the last one returned.
+    fn full(s: &mut Session) -> FromWorker {
+        match s.recalibrate(9, 9, 0, 0, 0.5) {
+            FromWorker::Recalibrated { complete: true, .. } => s.recalibrate(9, 9, 0, 0, 0.5),
+            FromWorker::Recalibrated { .. } => s.recalibrate_maps(9, 9),
+            other => other,
+        }
+    }
+
+    #[test]
+    fn a_newer_fit_cancels_the_maps_of_the_older() {
+        let Some(shared) = shared() else {
+            return;
+        };
+        let mut s = session(&shared.join("fixtures/real/breast_cancer_logreg_logit.csv"));
+        let FromWorker::Recalibrated {
+            complete, section, ..
+        } = s.recalibrate(1, 1, 0, 0, 0.5)
+        else {
+            panic!("answer")
+        };
+        assert!(!complete);
+        assert_eq!(section["platt"]["undefined"], "not computed yet");
+        assert!(matches!(
+            s.recalibrate(2, 2, 0, 3, 0.5),
+            FromWorker::Recalibrated { .. }
+        ));
+        assert!(matches!(
+            s.recalibrate_maps(1, 1),
+            FromWorker::Cancelled { id: 1 }
+        ));
+        assert!(matches!(
+            s.recalibrate_maps(2, 2),
+            FromWorker::Recalibrated {
+                complete: true,
+                seed: 3,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -178,6 +178,8 @@ pub enum Undefined {
     },
     /// Top-label input has no scores to recalibrate.
     TopLabel,
+    /// Not fitted yet ([`recalibrate_temperature`] before [`fit_maps`]).
+    NotComputed,
 }
 
 impl std::fmt::Display for Undefined {
@@ -190,6 +192,7 @@ impl std::fmt::Display for Undefined {
                 if *positive { "positive" } else { "negative" }
             ),
             Undefined::TopLabel => write!(f, "top-label input has no scores to recalibrate"),
+            Undefined::NotComputed => write!(f, "not computed yet"),
         }
     }
 }
@@ -317,6 +320,14 @@ pub struct Recalibration {
 /// temperature, Platt and isotonic on the calibration split and applies them to the
 /// evaluation split. Top-label sets are undefined throughout.
 pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
+    let mut run = recalibrate_temperature(set, seed, fraction);
+    fit_maps(set, &mut run);
+    run
+}
+
+/// The first part of [`recalibrate`]: the split and temperature scaling only (the
+/// fast part); Platt and isotonic are [`Undefined::NotComputed`] until [`fit_maps`].
+pub fn recalibrate_temperature(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
     let split = stratified_split(&set.labels, set.k, seed, fraction);
     let before = reading::subset(set, &split.evaluation);
     let exact_zero_one_probabilities = set.source() == Source::Probs
@@ -326,37 +337,37 @@ pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibrati
             }
             Scores::TopLabel { .. } => false,
         };
-    let Some(scores) = FitScores::of(set) else {
-        return Recalibration {
-            split,
-            before,
-            temperature: Err(Undefined::TopLabel),
-            platt: Err(Undefined::TopLabel),
-            isotonic: Err(Undefined::TopLabel),
-            exact_zero_one_probabilities,
-        };
+    let temperature = match FitScores::of(set) {
+        None => Err(Undefined::TopLabel),
+        Some(_) if split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
+        Some(scores) => Ok(temperature(set, &scores, &split, &before)),
     };
-    let (temperature, platt, isotonic) = if split.calibration.is_empty() {
-        (
-            Err(Undefined::EmptyCalibrationSplit),
-            Err(Undefined::EmptyCalibrationSplit),
-            Err(Undefined::EmptyCalibrationSplit),
-        )
-    } else {
-        (
-            Ok(temperature(set, &scores, &split, &before)),
-            Ok(one_vs_rest(set, &scores, &split, fit_platt)),
-            Ok(one_vs_rest(set, &scores, &split, fit_isotonic)),
-        )
+    let pending = match &temperature {
+        Err(reason) => reason.clone(),
+        Ok(_) => Undefined::NotComputed,
     };
     Recalibration {
         split,
         before,
         temperature,
-        platt,
-        isotonic,
+        platt: Err(pending.clone()),
+        isotonic: Err(pending),
         exact_zero_one_probabilities,
     }
+}
+
+/// The second part of [`recalibrate`]: fits Platt and isotonic on `run`'s
+/// calibration split (`run` from [`recalibrate_temperature`] of the same `set`) and
+/// applies them to its evaluation split. Nothing to do when the run is undefined.
+pub fn fit_maps(set: &PredictionSet, run: &mut Recalibration) {
+    let Some(scores) = FitScores::of(set) else {
+        return;
+    };
+    if run.split.calibration.is_empty() {
+        return;
+    }
+    run.platt = Ok(one_vs_rest(set, &scores, &run.split, fit_platt));
+    run.isotonic = Ok(one_vs_rest(set, &scores, &run.split, fit_isotonic));
 }
 
 fn temperature(
