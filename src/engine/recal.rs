@@ -318,10 +318,15 @@ impl Session {
             }
             state.indexed.retain(|(n, _)| *n != name);
             let after = evaluation_after(run, method);
-            if let Ok(after) = after {
-                state
-                    .checks
-                    .insert(name.into(), checks_json(&prob_checks(&run.before, after)));
+            let checks = match (&run.temperature, &after) {
+                (Ok(t), _) if method == Method::Temperature => {
+                    Some(checks_json(&t.invariants.checks))
+                }
+                (_, Ok(after)) => Some(checks_json(&prob_checks(&run.before, after))),
+                _ => None,
+            };
+            if let Some(c) = checks {
+                state.checks.insert(name.into(), c);
             }
             state.indexed.push((
                 name,

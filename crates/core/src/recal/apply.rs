@@ -230,6 +230,8 @@ pub struct TemperatureInvariants {
     pub prob_auc_change_per_class: Vec<Option<f64>>,
     /// Macro AUC after minus before.
     pub prob_auc_macro_change: Option<f64>,
+    /// Every probability-level check (the fields above come from it).
+    pub checks: super::checks::ProbChecks,
 }
 
 /// Platt's or isotonic's per-class fits and the recalibrated evaluation set.
@@ -427,9 +429,10 @@ fn invariants(
         score_order_identical,
         score_auc_identical,
         score_auc,
-        prob_argsort_identical_per_class: checks.argsort_identical_per_class,
-        prob_auc_change_per_class: checks.auc_change_per_class,
+        prob_argsort_identical_per_class: checks.argsort_identical_per_class.clone(),
+        prob_auc_change_per_class: checks.auc_change_per_class.clone(),
         prob_auc_macro_change: checks.auc_macro_change,
+        checks,
     }
 }
 
