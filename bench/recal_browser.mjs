@@ -40,6 +40,8 @@ try {
     const ms = Number(await page.getAttribute('#recalibrate', 'data-answer-ms'));
     const first = Number(await page.getAttribute('#recalibrate', 'data-first-ms'));
     const tau = await page.getAttribute('[data-metric="recalibration.temperature.tau"]', 'data-value');
+    const worker = await page.$$eval('[data-metric^="recalibration.timing."]', (els) => els.map((e) => `${e.dataset.metric.split('.').pop()} ${Number(e.dataset.value).toFixed(1)}`).join(', '));
+    console.log(`  worker: ${worker}`);
     times.push([first, ms]);
     console.log(`run ${run}: seed ${run}, tau* ${tau}, request -> first answer (temperature) ${first.toFixed(1)} ms, -> full answer ${ms.toFixed(1)} ms`);
   }

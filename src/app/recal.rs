@@ -478,6 +478,7 @@ fn Fitted(answer: Answer) -> impl IntoView {
         .join(",");
     let sec_l = sec.clone();
     let prefix_l = prefix.clone();
+    let prefix_t = prefix.clone();
     let maps = maps_view(&vd, binary);
     view! {
         <section class="recal-split" aria-label="Split">
@@ -564,6 +565,7 @@ fn Fitted(answer: Answer) -> impl IntoView {
             <h3 id="recal-maps-title">"The fitted maps"</h3>
             {maps}
         </section>
+        {timing_view(&prefix_t, &vd)}
         <section class="recal-downloads" aria-labelledby="recal-downloads-title">
             <h3 id="recal-downloads-title">"Downloads"</h3>
             <p class="sub">"Every input row in input order (ids kept), with a split column; the same files as "<code>"calibscope recalibrate --out FILE --params FILE"</code>"."</p>
@@ -579,6 +581,23 @@ fn Fitted(answer: Answer) -> impl IntoView {
             <p class="sub" role="status" id="recal-export-status">{move || r.export_status.get()}</p>
         </section>
     }
+}
+
+/// The worker's time for the parts of the answer (`view.timing`).
+fn timing_view(prefix: &str, vd: &Value) -> AnyView {
+    let items = [
+        ("temperature_ms", "split + temperature fit and checks"),
+        ("first_ms", "first answer"),
+        ("maps_ms", "Platt + isotonic fits"),
+        ("full_ms", "second answer"),
+    ]
+    .into_iter()
+    .filter_map(|(k, label)| {
+        let v = f64_at(vd, &format!("timing.{k}"))?;
+        Some(view! { <span class="pc">{label} " " <span class="num" data-metric=format!("{prefix}recalibration.timing.{k}") data-value=data_value(Some(v))>{format!("{v:.0}")}</span>" ms"</span> })
+    })
+    .collect_view();
+    view! { <p class="sub timing" id="recal-timing">"Worker time: " {items}</p> }.into_any()
 }
 
 /// BEFORE and AFTER diagrams side by side (same bins, same axes) and both tables.

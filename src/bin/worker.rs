@@ -63,6 +63,7 @@ mod worker {
         }));
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
         scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        engine::recal::set_clock(|| scope().performance().map_or(0.0, |p| p.now()));
         on_message.forget();
         post(&FromWorker::Ready {
             proto: PROTOCOL,

@@ -31,6 +31,26 @@ const MAP_CLASSES: usize = 10;
 /// Evaluation rows drawn in the multiclass temperature map (evenly spaced).
 const MAP_SAMPLES: usize = 400;
 
+thread_local! {
+    /// A millisecond clock for the answers' `timing` (the worker installs
+    /// `performance.now()`; none natively).
+    static CLOCK: std::cell::Cell<Option<fn() -> f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Installs the clock of the answers' `view.timing` (milliseconds).
+pub fn set_clock(now: fn() -> f64) {
+    CLOCK.with(|c| c.set(Some(now)));
+}
+
+fn clock() -> Option<f64> {
+    CLOCK.with(|c| c.get()).map(|now| now())
+}
+
+/// Milliseconds since `start` (`None` without a clock).
+fn since(start: Option<f64>) -> Option<f64> {
+    Some(clock()? - start?)
+}
+
 /// A set's sorted reading and its accuracy (for ConfCE^corr).
 type IndexedSet = (Indexed, Option<f64>);
 
@@ -49,6 +69,8 @@ pub struct RecalState {
     checks: serde_json::Map<String, Value>,
     /// The tau curve (`[[tau, nll], ...]`).
     tau_curve: Vec<[f64; 2]>,
+    /// Worker milliseconds of the parts (`view.timing`).
+    timing: serde_json::Map<String, Value>,
 }
 
 fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
@@ -265,9 +287,11 @@ impl Session {
             );
         };
         let settings = RecalibrationSettings { seed, fraction };
+        let start = clock();
         let run = recalibrate_temperature(set, seed, fraction);
+        let fit_ms = since(start);
         let binary = set.kind() == Kind::Binary;
-        let state = RecalState {
+        let mut state = RecalState {
             model,
             gen,
             settings,
@@ -276,8 +300,10 @@ impl Session {
             indexed: Vec::new(),
             checks: serde_json::Map::new(),
             tau_curve: tau_curve(&scores, &set.labels, &[]),
+            timing: serde_json::Map::new(),
         };
-        self.recal_answer(id, state, scores)
+        state.timing.insert("temperature_ms".into(), json!(fit_ms));
+        self.recal_answer(id, state, scores, start)
     }
 
     /// The second part of a [`crate::proto::ToWorker::Recalibrate`] answer: Platt and
@@ -293,13 +319,21 @@ impl Session {
         };
         let set = &self.models[state.model].set;
         let scores = FitScores::of(set).expect("checked by the first part");
+        let start = clock();
         fit_maps(set, &mut state.run);
-        self.recal_answer(id, state, scores)
+        state.timing.insert("maps_ms".into(), json!(since(start)));
+        self.recal_answer(id, state, scores, start)
     }
 
     /// Builds the answer of `state` (keeping what an earlier part computed) and keeps
     /// the state for the tables and files.
-    fn recal_answer(&mut self, id: u64, mut state: RecalState, scores: FitScores) -> FromWorker {
+    fn recal_answer(
+        &mut self,
+        id: u64,
+        mut state: RecalState,
+        scores: FitScores,
+        start: Option<f64>,
+    ) -> FromWorker {
         let set = &self.models[state.model].set;
         let run = &state.run;
         let binary = set.kind() == Kind::Binary;
@@ -336,7 +370,10 @@ impl Session {
             ));
         }
         let complete = run.platt != Err(Undefined::NotComputed);
+        let key = if complete { "full_ms" } else { "first_ms" };
+        state.timing.insert(key.into(), json!(since(start)));
         let view = json!({
+            "timing": state.timing,
             "class_counts": class_counts(set, run),
             "class_names": self.dataset.class_names,
             "tau_curve": state.tau_curve,
