@@ -586,6 +586,7 @@ fn Fitted(answer: Answer) -> impl IntoView {
 /// The worker's time for the parts of the answer (`view.timing`).
 fn timing_view(prefix: &str, vd: &Value) -> AnyView {
     let items = [
+        ("fit_ms", "temperature fit"),
         ("temperature_ms", "split + temperature fit and checks"),
         ("first_ms", "first answer"),
         ("maps_ms", "Platt + isotonic fits"),

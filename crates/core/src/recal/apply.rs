@@ -330,6 +330,18 @@ pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibrati
 /// The first part of [`recalibrate`]: the split and temperature scaling only (the
 /// fast part); Platt and isotonic are [`Undefined::NotComputed`] until [`fit_maps`].
 pub fn recalibrate_temperature(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
+    recalibrate_temperature_clocked(set, seed, fraction, None).0
+}
+
+/// [`recalibrate_temperature`], also returning how long the temperature fit itself
+/// took (objective and golden-section search, by the clock `now`; `None` without a
+/// clock or a fit).
+pub fn recalibrate_temperature_clocked(
+    set: &PredictionSet,
+    seed: u64,
+    fraction: f64,
+    now: Option<fn() -> f64>,
+) -> (Recalibration, Option<f64>) {
     let split = stratified_split(&set.labels, set.k, seed, fraction);
     let before = reading::subset(set, &split.evaluation);
     let exact_zero_one_probabilities = set.source() == Source::Probs
@@ -339,23 +351,29 @@ pub fn recalibrate_temperature(set: &PredictionSet, seed: u64, fraction: f64) ->
             }
             Scores::TopLabel { .. } => false,
         };
+    let mut fit_time = None;
     let temperature = match FitScores::of(set) {
         None => Err(Undefined::TopLabel),
         Some(_) if split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
-        Some(scores) => Ok(temperature(set, &scores, &split, &before)),
+        Some(scores) => {
+            let (outcome, time) = temperature(set, &scores, &split, &before, now);
+            fit_time = time;
+            Ok(outcome)
+        }
     };
     let pending = match &temperature {
         Err(reason) => reason.clone(),
         Ok(_) => Undefined::NotComputed,
     };
-    Recalibration {
+    let run = Recalibration {
         split,
         before,
         temperature,
         platt: Err(pending.clone()),
         isotonic: Err(pending),
         exact_zero_one_probabilities,
-    }
+    };
+    (run, fit_time)
 }
 
 /// The second part of [`recalibrate`]: fits Platt and isotonic on `run`'s
@@ -377,7 +395,9 @@ fn temperature(
     scores: &FitScores,
     split: &Split,
     before: &PredictionSet,
-) -> TemperatureOutcome {
+    now: Option<fn() -> f64>,
+) -> (TemperatureOutcome, Option<f64>) {
+    let start = now.map(|f| f());
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
     let fit = match scores {
@@ -389,13 +409,15 @@ fn temperature(
                 .expect("non-empty split")
         }
     };
+    let fit_time = now.zip(start).map(|(f, t)| f() - t);
     let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
     let invariants = invariants(scores, split, &fit, before, &after);
-    TemperatureOutcome {
+    let outcome = TemperatureOutcome {
         fit,
         after,
         invariants,
-    }
+    };
+    (outcome, fit_time)
 }
 
 fn invariants(
