@@ -3,6 +3,14 @@
 //! ledger, the invariance checks, risk warnings, the fitted maps and the downloads.
 //! Everything is computed in the worker (`engine::recal`); this module asks, keeps
 //! the latest answers and draws them.
+//!
+//! `data-metric` paths: the audit JSON's `recalibration.*` (as in the fixtures), plus
+//! for what it lacks: `recalibration.split.class_counts.{calibration,evaluation}.<r>`
+//! and `.class_share.…`, `recalibration.temperature.trace.<i>.{iteration,width,
+//! best_tau,best_nll}` (list index, iterations 10, 20, …),
+//! `recalibration.<set>.binned.<reading>.<binning>.<m>.{ece,cal,ref,rows.<i>.<key>}`
+//! (`<set>`: before, temperature, platt, isotonic), `recalibration.<method>.checks.
+//! <key>` (probability checks of every method) and `recalibration.timing.<part>_ms`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

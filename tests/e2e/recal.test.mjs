@@ -159,14 +159,12 @@ test('multiclass logits: per-class AUC changes, ledger and split equal the fixtu
   });
 });
 
-test('split, binning and slider controls recompute; probability input with exact 0/1 warns', async () => {
+test('split, binning and slider controls recompute on probability input', async () => {
   await withApp(async ({ page }) => {
     const exp = expected('real/breast_cancer_rf_p.expected.json');
     await openRecalibrate(page, 'real/breast_cancer_rf_p.csv');
     await assertMatchesFixture(page, exp, 'breast cancer rf', 40);
-    if (exp.recalibration.warnings) {
-      assert.match(await page.locator('#recal-warnings').innerText(), /ill-posed/);
-    }
+    assert.equal(await page.locator('#recal-warnings').count(), 0, 'no exact 0/1 here: no warning');
     // equal-mass bins at m = 10: the before table follows, counts add up to n_eval
     await page.check('#recal-binning-mass');
     await idle(page);
@@ -198,6 +196,15 @@ test('split, binning and slider controls recompute; probability input with exact
     await idle(page);
     assert.equal(await page.locator('#recal-chart-isotonic svg').count(), 1);
   });
+});
+
+test('exact 0/1 probabilities: the fake-logit warning, and the values still equal the fixture', async () => {
+  await withApp(async ({ page }) => {
+    const exp = expected('edge/edge_zero_one_p.expected.json');
+    await openRecalibrate(page, 'edge/edge_zero_one_p.csv');
+    await assertMatchesFixture(page, exp, 'edge zero/one', 20);
+    assert.match(await page.locator('#recal-warnings').innerText(), /exact 0s or 1s.*ill-posed/);
+  }, { colorScheme: 'dark' });
 });
 
 test('top-label input says why it cannot be recalibrated', async () => {
