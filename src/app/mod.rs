@@ -11,6 +11,7 @@ mod panels;
 mod recal;
 mod recal_chart;
 mod recal_ledger;
+mod recal_views;
 mod store;
 mod widgets;
 
