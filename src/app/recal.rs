@@ -353,9 +353,30 @@ pub fn Recalibrate() -> impl IntoView {
 
 #[component]
 fn SplitControls() -> impl IntoView {
+    let store = expect_context::<Store>();
     let r = rs();
+    // several models: recalibrate one at a time (the same choice as the explorer's)
+    let models = store
+        .summary
+        .with_untracked(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default());
+    let model_select = (models.len() > 1).then(|| {
+        let options = models
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| view! { <option value=i.to_string()>{name}</option> })
+            .collect_view();
+        view! {
+            <label>"Model "
+                <select id="recal-model" prop:value=move || store.model.get().to_string()
+                    on:change=move |ev| store.model.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {options}
+                </select>
+            </label>
+        }
+    });
     view! {
         <div class="controls" role="group" aria-label="Calibration / evaluation split">
+            {model_select}
             <label>"Calibration fraction "
                 <input id="recal-fraction" type="number" min="0.05" max="0.95" step="0.05"
                     prop:value=move || r.fraction.get().to_string()

@@ -208,6 +208,21 @@ test('exact 0/1 probabilities: the fake-logit warning, and the values still equa
   }, { colorScheme: 'dark' });
 });
 
+test('several models: one is recalibrated at a time, its paths prefixed by its name', async () => {
+  await withApp(async ({ page }) => {
+    await page.click('#tab-recalibrate'); // the bundled example: ten models
+    await idle(page);
+    await page.waitForSelector('#recal-ledger');
+    const models = expected('multi/digits_zoo_probs.expected.json').input.models;
+    const first = await valueOf(page, `models.${models[0]}.recalibration.split.n_cal`);
+    assert.ok(Number(first) > 0);
+    await page.selectOption('#recal-model', '1');
+    await idle(page);
+    await page.waitForSelector(`[data-metric="models.${models[1]}.recalibration.temperature.tau"]`);
+    assert.equal(await valueOf(page, `models.${models[1]}.recalibration.split.n_cal`), first, 'same labels, same split');
+  });
+});
+
 test('top-label input says why it cannot be recalibrated', async () => {
   await withApp(async ({ page }) => {
     await dropFiles(page, ['synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv']);
