@@ -25,7 +25,7 @@ use wasm_bindgen::JsCast;
 
 use super::recal_views::{diagrams, maps_view, timing_view};
 use super::store::Store;
-use super::widgets::{get_path, num_view};
+use super::widgets::{get_path, model_select, num_view};
 use super::{client, recal_chart, recal_ledger};
 
 /// The latest fit the worker sent.
@@ -359,21 +359,7 @@ fn SplitControls() -> impl IntoView {
     let models = store
         .summary
         .with_untracked(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default());
-    let model_select = (models.len() > 1).then(|| {
-        let options = models
-            .into_iter()
-            .enumerate()
-            .map(|(i, name)| view! { <option value=i.to_string()>{name}</option> })
-            .collect_view();
-        view! {
-            <label>"Model "
-                <select id="recal-model" prop:value=move || store.model.get().to_string()
-                    on:change=move |ev| store.model.set(event_target_value(&ev).parse().unwrap_or(0))>
-                    {options}
-                </select>
-            </label>
-        }
-    });
+    let model_select = model_select(store, &models, "recal-model");
     view! {
         <div class="controls" role="group" aria-label="Calibration / evaluation split">
             {model_select}
