@@ -15,6 +15,8 @@ use crate::proto::{
     self, ErrorItem, FromWorker, GuessItem, MappingOverride, Reading, Row, Summary,
 };
 
+pub mod recal;
+
 /// Largest bin count of the slider (METRICS.md §2: `min(n, 2000)`).
 pub const M_SLIDER_MAX: usize = 2000;
 
@@ -170,6 +172,8 @@ pub struct Session {
     models: Vec<Model>,
     summary: Summary,
     flips_cache: crate::flips::FlipsCache,
+    /// The last recalibration (the Recalibrate view), kept for its tables and files.
+    recal: Option<recal::RecalState>,
 }
 
 impl Session {
@@ -200,6 +204,7 @@ impl Session {
             models,
             summary,
             flips_cache: Default::default(),
+            recal: None,
         }
     }
 
@@ -328,25 +333,8 @@ impl Session {
                 (md.classes[r].as_ref().expect("built above"), false)
             }
         };
-        let rows: Vec<Row> = reliability_table(&index.sorted, binning, m, DEFAULT_ALPHA)
-            .into_iter()
-            .map(|r| Row {
-                bin: r.bin,
-                n: r.count,
-                conf: r.conf,
-                acc: r.acc,
-                gap: r.gap,
-                successes: r.successes,
-                cp_lower: r.cp_lower,
-                cp_upper: r.cp_upper,
-                lower: r.lower,
-                upper: r.upper,
-            })
-            .collect();
-        let t = index.sorted.metrics(binning, m);
-        let corrected =
-            is_conf.then(|| calibscope_core::truthful::confce_corrected(t.lince, n, md.accuracy));
-        let metrics = binned_metrics_json(&t, index.brier, corrected);
+        let accuracy = is_conf.then_some(md.accuracy);
+        let (rows, metrics, nonempty_bins) = table(index, binning, m, n, accuracy);
         FromWorker::Computed {
             id,
             gen,
@@ -356,9 +344,41 @@ impl Session {
             m,
             rows,
             metrics,
-            nonempty_bins: t.nonempty_bins,
+            nonempty_bins,
         }
     }
+}
+
+/// The reliability table of `index` at `(binning, m)`, its ECE family (with
+/// ConfCE^corr when `confidence_accuracy` gives the confidence reading's accuracy) and
+/// the number of non-empty bins. `n` is the number of samples.
+fn table(
+    index: &Indexed,
+    binning: Binning,
+    m: usize,
+    n: usize,
+    confidence_accuracy: Option<Option<f64>>,
+) -> (Vec<Row>, serde_json::Map<String, Value>, usize) {
+    let rows: Vec<Row> = reliability_table(&index.sorted, binning, m, DEFAULT_ALPHA)
+        .into_iter()
+        .map(|r| Row {
+            bin: r.bin,
+            n: r.count,
+            conf: r.conf,
+            acc: r.acc,
+            gap: r.gap,
+            successes: r.successes,
+            cp_lower: r.cp_lower,
+            cp_upper: r.cp_upper,
+            lower: r.lower,
+            upper: r.upper,
+        })
+        .collect();
+    let t = index.sorted.metrics(binning, m);
+    let corrected = confidence_accuracy
+        .map(|accuracy| calibscope_core::truthful::confce_corrected(t.lince, n, accuracy));
+    let metrics = binned_metrics_json(&t, index.brier, corrected);
+    (rows, metrics, t.nonempty_bins)
 }
 
 #[cfg(test)]

@@ -2,11 +2,8 @@
 //! section (ranks, Spearman, flips, flip pairs, Spearman against the error) and
 //! per-model values, under the fixtures' tolerance rules.
 
-#[allow(dead_code)]
-#[path = "../crates/audit/tests/support/compare.rs"]
-mod compare;
-
 use super::*;
+use crate::compare;
 use calibscope_core::sweep::SweepMetric;
 use serde_json::{json, Map, Value};
 

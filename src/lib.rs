@@ -12,3 +12,10 @@ pub mod proto;
 pub mod slider;
 pub mod table_window;
 pub mod text;
+
+/// The fixtures' comparison rules (the audit tests' own code), for the engine's
+/// fixture tests.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../crates/audit/tests/support/compare.rs"]
+mod compare;

@@ -70,6 +70,42 @@ pub enum ToWorker {
         gen: u64,
         request: crate::flips::FlipsRequest,
     },
+    /// Split model `model` (SplitMix64 `seed`, calibration `fraction`), fit temperature,
+    /// Platt and isotonic on the calibration split and measure them on the evaluation
+    /// split (the Recalibrate view).
+    Recalibrate {
+        id: u64,
+        gen: u64,
+        model: usize,
+        seed: u64,
+        fraction: f64,
+    },
+    /// The reliability tables of the last recalibration's evaluation split, before and
+    /// after each method, at `(binning, m)`.
+    RecalTables {
+        id: u64,
+        gen: u64,
+        binning: String,
+        m: usize,
+    },
+    /// The last recalibration's files for `method`: recalibrated predictions (CSV)
+    /// and fitted parameters (JSON).
+    RecalExport { id: u64, method: String },
+}
+
+/// One reliability table of the Recalibrate view: the evaluation split before
+/// (`set = "before"`) or after a method.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecalTable {
+    /// `before`, `temperature`, `platt` or `isotonic`.
+    pub set: String,
+    pub rows: Vec<Row>,
+    /// ECE family (as [`FromWorker::Computed`]'s `metrics`).
+    pub metrics: serde_json::Map<String, Value>,
+    pub nonempty_bins: usize,
+    /// Why this method is undefined (then no rows).
+    #[serde(default)]
+    pub undefined: Option<String>,
 }
 
 /// One error, located.
@@ -189,6 +225,42 @@ pub enum FromWorker {
         id: u64,
         gen: u64,
         answer: crate::flips::FlipsAnswer,
+    },
+    /// The answer to [`ToWorker::Recalibrate`]: the audit JSON's `recalibration`
+    /// section (`section`, as in the fixtures) and what the view draws (`view`: class
+    /// counts of the split, the tau curve, every method's probability checks and
+    /// fitted maps).
+    Recalibrated {
+        id: u64,
+        gen: u64,
+        model: usize,
+        seed: u64,
+        fraction: f64,
+        /// False for the first part (split and temperature scaling; Platt and
+        /// isotonic "not computed yet"); the second part follows with the same id.
+        #[serde(default)]
+        complete: bool,
+        section: Value,
+        view: Value,
+    },
+    /// The answer to [`ToWorker::RecalTables`] (read on the evaluation split:
+    /// `positive` for binary input, else `confidence`).
+    RecalTables {
+        id: u64,
+        gen: u64,
+        binning: String,
+        m: usize,
+        reading: String,
+        tables: Vec<RecalTable>,
+    },
+    /// The answer to [`ToWorker::RecalExport`].
+    RecalExport {
+        id: u64,
+        method: String,
+        /// Suggested file name stem (`<data set>_<method>`).
+        stem: String,
+        csv: String,
+        params: String,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

@@ -261,6 +261,14 @@ pub fn flips(request: calibscope_app::flips::FlipsRequest) -> u64 {
     id
 }
 
+/// Sends the request `build` makes from a fresh id (the views' own requests, whose
+/// answers go to their modules); returns the id.
+pub fn request(build: impl FnOnce(u64) -> ToWorker) -> u64 {
+    let id = next_id();
+    send(&build(id), Array::new());
+    id
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -366,6 +374,17 @@ fn handle(msg: FromWorker) {
             done(id);
             super::flips_state::accept(gen, answer);
         }
+        FromWorker::Recalibrated { id, complete, .. } => {
+            // the first part of a fit is followed by the second (or a Cancelled)
+            if complete {
+                done(id);
+            }
+            super::recal::answer(msg);
+        }
+        FromWorker::RecalTables { id, .. } | FromWorker::RecalExport { id, .. } => {
+            done(id);
+            super::recal::answer(msg);
+        }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -384,6 +403,7 @@ fn handle(msg: FromWorker) {
         } => {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
+            super::recal::failed(id, &message);
             if was_open {
                 store.progress.set(None);
                 store.failed.set(detected);

@@ -11,7 +11,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::chart;
 use super::store::{Computed, Store};
-use super::widgets::{binning_toggle, m_slider, num_view};
+use super::widgets::{binning_toggle, m_slider, model_select, num_view};
 
 fn reading_label(s: &Summary, reading: &str) -> String {
     match reading {
@@ -134,22 +134,7 @@ pub fn Explorer() -> impl IntoView {
     };
     move || {
         let s = store.summary.get()?;
-        let model_select = (s.models.len() > 1).then(|| {
-            let options = s
-                .models
-                .iter()
-                .enumerate()
-                .map(|(i, name)| view! { <option value=i.to_string()>{name.clone()}</option> })
-                .collect_view();
-            view! {
-                <label>"Model "
-                    <select id="model-select" prop:value=move || store.model.get().to_string()
-                        on:change=move |ev| store.model.set(event_target_value(&ev).parse().unwrap_or(0))>
-                        {options}
-                    </select>
-                </label>
-            }
-        });
+        let model_select = model_select(store, &s.models, "model-select");
         let mut readings = vec![(
             "confidence".to_string(),
             "confidence (top label)".to_string(),

@@ -12,6 +12,10 @@ mod flips_state;
 mod mapping;
 mod overview;
 mod panels;
+mod recal;
+mod recal_chart;
+mod recal_ledger;
+mod recal_views;
 mod store;
 mod widgets;
 
@@ -71,6 +75,7 @@ fn App() -> impl IntoView {
     provide_context(store);
     flips_state::provide(store);
     client::start(store);
+    recal::init(store);
     // the example audit
     open_example();
     // the chosen reading's table, recomputed on every change (latest wins)
@@ -123,6 +128,7 @@ fn App() -> impl IntoView {
             {move || match store.view.get() {
                 View::Audit => view! { <Overview/><Explorer/> }.into_any(),
                 View::Flips => view! { <flips::Flips/> }.into_any(),
+                View::Recalibrate => view! { <recal::Recalibrate/> }.into_any(),
             }}
         </main>
         <footer>

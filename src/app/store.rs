@@ -11,17 +11,20 @@ pub enum View {
     Audit,
     /// Rankings of several models across bin counts.
     Flips,
+    /// Temperature, Platt and isotonic recalibration, before and after.
+    Recalibrate,
 }
 
 impl View {
     /// Every view, in the navigation's order.
-    pub const ALL: &'static [View] = &[View::Audit, View::Flips];
+    pub const ALL: &'static [View] = &[View::Audit, View::Flips, View::Recalibrate];
 
     /// Its id in the page (`tab-<id>`) and in links.
     pub fn id(self) -> &'static str {
         match self {
             View::Audit => "audit",
             View::Flips => "flips",
+            View::Recalibrate => "recalibrate",
         }
     }
 
@@ -30,6 +33,7 @@ impl View {
         match self {
             View::Audit => "Audit",
             View::Flips => "Ranking flips",
+            View::Recalibrate => "Recalibrate",
         }
     }
 }

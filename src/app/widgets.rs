@@ -6,6 +6,8 @@ use calibscope_app::{slider, text};
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::store::Store;
+
 /// A number with its `data-metric` path and full-precision `data-value`.
 pub fn num_view(path: String, value: Option<f64>, why_undefined: &'static str) -> AnyView {
     let shown = display(value);
@@ -27,6 +29,27 @@ pub fn get_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
         Value::Object(o) => o.get(k),
         Value::Array(a) => a.get(k.parse::<usize>().ok()?),
         _ => None,
+    })
+}
+
+/// The model choice of a multi-model data set (`None` for one model): a labelled
+/// select bound to the store's model, with element id `id`.
+pub fn model_select(store: Store, models: &[String], id: &'static str) -> Option<AnyView> {
+    (models.len() > 1).then(|| {
+        let options = models
+            .iter()
+            .enumerate()
+            .map(|(i, name)| view! { <option value=i.to_string()>{name.clone()}</option> })
+            .collect_view();
+        view! {
+            <label>"Model "
+                <select id=id prop:value=move || store.model.get().to_string()
+                    on:change=move |ev| store.model.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {options}
+                </select>
+            </label>
+        }
+        .into_any()
     })
 }
 

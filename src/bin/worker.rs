@@ -63,6 +63,7 @@ mod worker {
         }));
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
         scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        engine::recal::set_clock(|| scope().performance().map_or(0.0, |p| p.now()));
         on_message.forget();
         post(&FromWorker::Ready {
             proto: PROTOCOL,
@@ -146,7 +147,46 @@ mod worker {
                 });
                 post(&answer);
             }
+            ToWorker::Recalibrate {
+                id,
+                gen,
+                model,
+                seed,
+                fraction,
+            } => {
+                with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction));
+                // Platt and isotonic once the temperature answer is out (cancelled
+                // when a newer fit arrived meanwhile)
+                wasm_bindgen_futures::spawn_local(async move {
+                    yield_now().await;
+                    let answer = STATE.with(|s| {
+                        s.borrow_mut()
+                            .session
+                            .as_mut()
+                            .map(|session| session.recalibrate_maps(id, gen))
+                    });
+                    post(&answer.unwrap_or(FromWorker::Cancelled { id }));
+                });
+            }
+            ToWorker::RecalTables {
+                id,
+                gen,
+                binning,
+                m,
+            } => with_session(id, |s| s.recal_tables(id, gen, &binning, m)),
+            ToWorker::RecalExport { id, method } => with_session(id, |s| {
+                s.recal_export(id, &method, env!("CARGO_PKG_VERSION"))
+            }),
         }
+    }
+
+    /// Posts what `f` answers with the open session (an error when none is open).
+    fn with_session(id: u64, f: impl FnOnce(&mut Session) -> FromWorker) {
+        let answer = STATE.with(|s| match s.borrow_mut().session.as_mut() {
+            None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+            Some(session) => f(session),
+        });
+        post(&answer);
     }
 
     fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride) {

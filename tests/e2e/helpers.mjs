@@ -144,9 +144,20 @@ export function tolerance(exp, parts) {
     const leads = kp.every((c, i) => keys[i] === c);
     const own = kp.length === 1 && keys[keys.length - 1] === k;
     const len = leads ? kp.length : own ? 1 : 0;
-    if (len > bestLen && typeof t.abs === 'number') { best = t; bestLen = len; }
+    const usable = typeof t.abs === 'number' || typeof t.abs_field === 'string' || typeof t.rel_field === 'string';
+    if (len > bestLen && usable) { best = t; bestLen = len; }
   }
   let { abs = 0, rel = 0 } = best;
+  // abs_field / rel_field: a per-file tolerance in the nearest enclosing object that has it
+  const field = (name) => {
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const o = lookup(exp, parts.slice(0, i));
+      if (o && typeof o === 'object' && typeof o[name] === 'number') return o[name];
+    }
+    return undefined;
+  };
+  if (best.abs_field) abs = field(best.abs_field) ?? abs;
+  if (best.rel_field) rel = field(best.rel_field) ?? rel;
   const s = (exp.sensitive || {})[parts.join('.')];
   if (s === 'any') return null;
   if (s && typeof s.abs === 'number') abs = Math.max(abs, s.abs);

@@ -7,6 +7,7 @@
 
 mod markdown;
 mod multi;
+mod recal_files;
 mod recalibration;
 mod record;
 mod sections;
@@ -19,7 +20,12 @@ use serde_json::{json, Map, Value};
 
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
-pub use recalibration::{ledger_json, recalibration_json, RecalibrationSettings};
+pub use recal_files::{
+    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,
+};
+pub use recalibration::{
+    ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
+};
 pub use record::{
     options_json, parse_options, record_json_of, report_tables, verify, Check, Producer, Record,
     Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,

@@ -257,9 +257,20 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
     let r = recalibrate(set, settings.seed, settings.fraction);
+    recalibration_json_of(set, settings, &r)
+}
+
+/// The `recalibration` section of `set` from its recalibration `r` (which must be
+/// `recalibrate(set, settings.seed, settings.fraction)`): for callers that keep the
+/// run (the web worker's Recalibrate view).
+pub fn recalibration_json_of(
+    set: &PredictionSet,
+    settings: &RecalibrationSettings,
+    r: &Recalibration,
+) -> Value {
     let kind = set.kind();
     let mut o = Map::new();
-    o.insert("split".into(), split_json(&r, settings, set.n()));
+    o.insert("split".into(), split_json(r, settings, set.n()));
     o.insert("before".into(), ledger_json(&r.before));
     o.insert(
         "temperature".into(),

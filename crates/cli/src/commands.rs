@@ -3,13 +3,13 @@
 
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
-    audit_document, markdown, parse_options, AuditOptions, RecalibrationSettings,
+    audit_document, evaluation_after, fitted_params_json, markdown, parse_options,
+    recalibrate_rows, recalibrated_csv, AuditOptions, Method as RecalMethod, RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
-use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::synth::{self, Distribution, Mode};
-use calibscope_io::{Dataset, Ids, Options, ParseErrors};
+use calibscope_io::{Dataset, Options, ParseErrors};
 use calibscope_share::MappingState;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -173,28 +173,29 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         )));
     }
     let set = &dataset.models[0].1;
-    let scores = FitScores::of(set).ok_or_else(|| {
-        Failure::Input("calibscope recalibrate: top-label input (predicted class + confidence) has no scores to recalibrate; give probabilities or logits".into())
-    })?;
+    if FitScores::of(set).is_none() {
+        return Err(Failure::Input("calibscope recalibrate: top-label input (predicted class + confidence) has no scores to recalibrate; give probabilities or logits".into()));
+    }
     let run = fit_all(set, args.split_seed, args.cal_fraction);
-    let all_rows: Vec<usize> = (0..set.n()).collect();
     let undefined =
         |why: &dyn std::fmt::Display| Failure::Input(format!("calibscope recalibrate: {why}"));
-    let (recalibrated, after, description) = match args.method {
-        Method::Temperature => {
+    let method = match args.method {
+        Method::Temperature => RecalMethod::Temperature,
+        Method::Platt => RecalMethod::Platt,
+        Method::Isotonic => RecalMethod::Isotonic,
+    };
+    let recalibrated = recalibrate_rows(set, &run, method).map_err(|e| undefined(&e))?;
+    let after = evaluation_after(&run, method).map_err(|e| undefined(&e))?;
+    let description = match method {
+        RecalMethod::Temperature => {
             let t = run.temperature.as_ref().map_err(|e| undefined(e))?;
-            let d = format!(
+            format!(
                 "temperature tau = {} ({} iterations of golden-section search)",
                 t.fit.tau,
                 t.fit.trace.len()
-            );
-            (
-                scores.temperature_scaled(&set.labels, t.fit.tau, &all_rows),
-                &t.after,
-                d,
             )
         }
-        Method::Platt => {
+        RecalMethod::Platt => {
             let p = run.platt.as_ref().map_err(|e| undefined(e))?;
             let params: Vec<String> = p
                 .maps()
@@ -202,13 +203,9 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
                 .iter()
                 .map(|f| format!("(a = {}, b = {})", f.a, f.b))
                 .collect();
-            let d = format!("Platt scaling {}", params.join(" "));
-            let all = p
-                .apply(&scores, &set.labels, &all_rows)
-                .map_err(|e| undefined(&e))?;
-            (all, p.after.as_ref().expect("defined"), d)
+            format!("Platt scaling {}", params.join(" "))
         }
-        Method::Isotonic => {
+        RecalMethod::Isotonic => {
             let p = run.isotonic.as_ref().map_err(|e| undefined(e))?;
             let knots: Vec<String> = p
                 .maps()
@@ -216,21 +213,24 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
                 .iter()
                 .map(|f| f.n_knots().to_string())
                 .collect();
-            let d = format!("isotonic regression ({} knots)", knots.join(", "));
-            let all = p
-                .apply(&scores, &set.labels, &all_rows)
-                .map_err(|e| undefined(&e))?;
-            (all, p.after.as_ref().expect("defined"), d)
+            format!("isotonic regression ({} knots)", knots.join(", "))
         }
     };
-    let calibration: std::collections::HashSet<usize> =
-        run.split.calibration.iter().copied().collect();
-    let csv = recalibrated_csv(&dataset, &recalibrated, &calibration);
-    if args.out == Path::new("-") {
-        write_stdout(&csv)?;
-    } else {
-        std::fs::write(&args.out, csv)
-            .map_err(|e| io_failure(&args.out.display().to_string(), e))?;
+    let csv = recalibrated_csv(
+        &recalibrated,
+        dataset.ids.as_ref(),
+        &dataset.class_names,
+        &run.split.calibration,
+    );
+    write_file_or_stdout(&args.out, &csv)?;
+    if let Some(path) = &args.params {
+        let settings = RecalibrationSettings {
+            seed: args.split_seed,
+            fraction: args.cal_fraction,
+        };
+        let params = fitted_params_json(set, &run, method, &settings, env!("CARGO_PKG_VERSION"));
+        let text = serde_json::to_string_pretty(&params).expect("JSON of a Value") + "\n";
+        write_file_or_stdout(path, &text)?;
     }
     let before = calibscope_audit::ledger_json(&run.before);
     let after = calibscope_audit::ledger_json(after);
@@ -249,72 +249,20 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
             ));
         }
     }
-    if run.exact_zero_one_probabilities && args.method == Method::Temperature {
+    if run.exact_zero_one_probabilities && method == RecalMethod::Temperature {
         ledger.push_str("\nwarning: probability input holds exact 0s or 1s; their logits are the clip value ln(1e-15), so temperature scaling of these rows is ill-posed\n");
     }
     eprint!("{ledger}");
     Ok(())
 }
 
-/// The recalibrated predictions of every row, in input order: `id` (when the input
-/// had one), `label`, `split` (`calibration` / `evaluation`) and the probabilities
-/// (`p` for binary input, `p_<class>` otherwise).
-fn recalibrated_csv(
-    dataset: &Dataset,
-    recalibrated: &calibscope_core::PredictionSet,
-    calibration: &std::collections::HashSet<usize>,
-) -> String {
-    let view = ProbView::new(recalibrated).expect("recalibrated sets have probabilities");
-    let k = recalibrated.k;
-    let binary = k == 2;
-    let mut out = String::new();
-    let quote = |s: &str| {
-        if s.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    if dataset.ids.is_some() {
-        out.push_str("id,");
-    }
-    out.push_str("label,split");
-    if binary {
-        out.push_str(",p");
+/// Writes `text` to `path`, or to standard output for `-`.
+fn write_file_or_stdout(path: &Path, text: &str) -> Outcome {
+    if path == Path::new("-") {
+        write_stdout(text)
     } else {
-        for name in &dataset.class_names {
-            out.push_str(&format!(",{}", quote(&format!("p_{name}"))));
-        }
+        std::fs::write(path, text).map_err(|e| io_failure(&path.display().to_string(), e))
     }
-    out.push('\n');
-    for i in 0..recalibrated.n() {
-        match &dataset.ids {
-            Some(Ids::Int(v)) => out.push_str(&format!("{},", v[i])),
-            Some(Ids::Text(v)) => out.push_str(&format!("{},", quote(&v[i]))),
-            None => {}
-        }
-        let label = recalibrated.labels[i] as usize;
-        let label_name = dataset
-            .class_names
-            .get(label)
-            .cloned()
-            .unwrap_or_else(|| label.to_string());
-        out.push_str(&quote(&label_name));
-        out.push_str(if calibration.contains(&i) {
-            ",calibration"
-        } else {
-            ",evaluation"
-        });
-        if binary {
-            out.push_str(&format!(",{}", view.prob(i, 1)));
-        } else {
-            for r in 0..k {
-                out.push_str(&format!(",{}", view.prob(i, r)));
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 pub fn synth(args: SynthArgs) -> Outcome {

@@ -185,6 +185,10 @@ struct RecalibrateArgs {
     /// Where to write the recalibrated predictions (CSV; `-` for standard output).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Where to write the fitted parameters (JSON: method, tau / (a, b) / isotonic
+    /// knots, split seed and fraction, version; `-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
     #[command(flatten)]
     mapping: Mapping,
 }

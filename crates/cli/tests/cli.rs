@@ -236,6 +236,88 @@ fn bins_arg(expected: &Value) -> String {
     bins.join(",")
 }
 
+/// `calibscope recalibrate --params` writes the fixture's fitted numbers (tau within
+/// `tau_tolerance`, Platt's `(a, b)` within theirs, isotonic's knot count) and the CSV's
+/// split column marks exactly the fixture's calibration indices.
+#[test]
+fn recalibrate_params_match_the_fixtures() {
+    let dir = std::env::temp_dir().join(format!("calibscope-cli-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in [
+        "real/breast_cancer_logreg_logit",
+        "real/digits_logreg_C1_logits",
+    ] {
+        let input = shared().join(format!("fixtures/{name}.csv"));
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(shared().join(format!("fixtures/{name}.expected.json")))
+                .unwrap(),
+        )
+        .unwrap();
+        let want = &expected["recalibration"];
+        for method in ["temperature", "platt", "isotonic"] {
+            let (out_path, params_path) = (dir.join("out.csv"), dir.join("params.json"));
+            let out = calibscope(&[
+                "recalibrate",
+                input.to_str().unwrap(),
+                "--method",
+                method,
+                "--out",
+                out_path.to_str().unwrap(),
+                "--params",
+                params_path.to_str().unwrap(),
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{name} {method}");
+            let params: Value =
+                serde_json::from_str(&std::fs::read_to_string(&params_path).unwrap()).unwrap();
+            assert_eq!(params["method"], method);
+            assert_eq!(params["split"]["seed"], 0);
+            assert_eq!(params["split"]["f"], 0.5);
+            assert_eq!(params["split"]["n_cal"], want["split"]["n_cal"]);
+            match method {
+                "temperature" => {
+                    let t = &want["temperature"];
+                    let (got, tau) = (params["tau"].as_f64().unwrap(), t["tau"].as_f64().unwrap());
+                    assert!((got - tau).abs() <= t["tau_tolerance"].as_f64().unwrap());
+                }
+                "platt" => {
+                    let fits = params["fits"].as_array().unwrap();
+                    let wants = want["platt"]["params"].as_array().unwrap();
+                    assert_eq!(fits.len(), wants.len());
+                    for (f, w) in fits.iter().zip(wants) {
+                        for (key, tol) in [("a", "tolerance_a"), ("b", "tolerance_b")] {
+                            let (g, e) = (f[key].as_f64().unwrap(), w[key].as_f64().unwrap());
+                            let t = w[tol].as_f64().unwrap().max(1e-12 + 1e-10 * e.abs());
+                            assert!((g - e).abs() <= t, "{name} platt {key}: {g} vs {e}");
+                        }
+                    }
+                }
+                _ => {
+                    let fits = params["fits"].as_array().unwrap();
+                    let knots: Vec<Value> = fits
+                        .iter()
+                        .map(|f| json!(f["x"].as_array().unwrap().len()))
+                        .collect();
+                    let want_knots = &want["isotonic"]["knots"];
+                    match want_knots.as_array() {
+                        Some(w) => assert_eq!(&knots, w),
+                        None => assert_eq!(&knots[0], want_knots),
+                    }
+                }
+            }
+            let csv = std::fs::read_to_string(&out_path).unwrap();
+            let cal: Vec<Value> = csv
+                .lines()
+                .skip(1)
+                .enumerate()
+                .filter(|(_, l)| l.split(',').nth(1) == Some("calibration"))
+                .map(|(i, _)| json!(i))
+                .collect();
+            assert_eq!(&json!(cal), &want["split"]["calibration_indices"], "{name}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `calibscope flips --json` equals the multi fixtures' ranking section.
 #[test]
 fn flips_json_matches_the_ranking_fixtures() {

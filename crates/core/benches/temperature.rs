@@ -8,6 +8,7 @@
 use calibscope_core::recal::{
     kernel, BinaryNll, GoldenProcedure, MulticlassNll, TemperatureObjective, TemperatureOptions,
 };
+use calibscope_core::split::stratified_split;
 use divan::{black_box, Bencher};
 use std::sync::OnceLock;
 
@@ -200,6 +201,27 @@ fn cpu_time_report() {
         "binary 1M: fit (reuse 1e-9)",
         min_cpu(5, || {
             black_box(BinaryNll::new(s, yb, None).unwrap().fit(&REUSE));
+        }),
+    );
+    // the worker's fit (Recalibrate view, issue 6): the calibration half of the
+    // contract's split (f = 0.5, seed 0)
+    let y32: Vec<u32> = yb.iter().map(|&v| v as u32).collect();
+    let cal_b = stratified_split(&y32, 2, 0, 0.5).calibration;
+    report(
+        "binary 1M: fit on the f = 0.5 split (contract)",
+        min_cpu(5, || {
+            black_box(BinaryNll::new(s, yb, Some(&cal_b)).unwrap().fit(&contract));
+        }),
+    );
+    let cal_m = stratified_split(y, K, 0, 0.5).calibration;
+    report(
+        "multiclass 100k x 100 f32: fit on the f = 0.5 split (contract)",
+        min_cpu(3, || {
+            black_box(
+                MulticlassNll::new(z, K, y, Some(&cal_m))
+                    .unwrap()
+                    .fit(&contract),
+            );
         }),
     );
 }

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::auc::{self, SortedColumn};
 use crate::data::{Kind, PredictionSet, Scores, Source, Values};
-use crate::reading::{self, ProbView};
+use crate::reading;
 use crate::split::{stratified_split, Split};
 
 /// The scores the fits work on: the binary score `s` (a logit) per sample, or the
@@ -112,17 +112,18 @@ impl FitScores {
     /// The rows `rows` mapped through fitted one-vs-rest maps (`maps[0]` applied to
     /// `s` for binary input; `maps[r]` to `z_r` otherwise, rows renormalised, an
     /// all-zero row made uniform). Returns the set and how many rows were made uniform.
-    pub fn mapped<F>(
+    pub fn mapped<F: ScoreMap>(
         &self,
         labels: &[u32],
         maps: &[&F],
-        predict: impl Fn(&F, f64) -> f64,
         rows: &[usize],
     ) -> (PredictionSet, usize) {
         let labels = rows.iter().map(|&i| labels[i]).collect();
         match self {
             FitScores::Binary(s) => {
-                let u = rows.iter().map(|&i| predict(maps[0], s[i])).collect();
+                let x: Vec<f64> = rows.iter().map(|&i| s[i]).collect();
+                let mut u = vec![0.0; rows.len()];
+                maps[0].map_many(&x, &mut u);
                 let set = PredictionSet {
                     labels,
                     scores: Scores::Column {
@@ -135,9 +136,17 @@ impl FitScores {
             }
             FitScores::Multiclass { k, .. } => {
                 let k = *k;
-                let mut p = Vec::with_capacity(rows.len() * k);
-                for &i in rows {
-                    p.extend((0..k).map(|r| predict(maps[r], self.class_score(i, r))));
+                let mut p = vec![0.0; rows.len() * k];
+                let mut x = vec![0.0; rows.len()];
+                let mut col = vec![0.0; rows.len()];
+                for (r, map) in maps.iter().enumerate().take(k) {
+                    for (v, &i) in x.iter_mut().zip(rows) {
+                        *v = self.class_score(i, r);
+                    }
+                    map.map_many(&x, &mut col);
+                    for (j, &v) in col.iter().enumerate() {
+                        p[j * k + r] = v;
+                    }
                 }
                 let zero_rows = renormalize_rows(&mut p, k);
                 let set = PredictionSet {
@@ -169,6 +178,8 @@ pub enum Undefined {
     },
     /// Top-label input has no scores to recalibrate.
     TopLabel,
+    /// Not fitted yet ([`recalibrate_temperature`] before [`fit_maps`]).
+    NotComputed,
 }
 
 impl std::fmt::Display for Undefined {
@@ -181,6 +192,7 @@ impl std::fmt::Display for Undefined {
                 if *positive { "positive" } else { "negative" }
             ),
             Undefined::TopLabel => write!(f, "top-label input has no scores to recalibrate"),
+            Undefined::NotComputed => write!(f, "not computed yet"),
         }
     }
 }
@@ -218,6 +230,8 @@ pub struct TemperatureInvariants {
     pub prob_auc_change_per_class: Vec<Option<f64>>,
     /// Macro AUC after minus before.
     pub prob_auc_macro_change: Option<f64>,
+    /// Every probability-level check (the fields above come from it).
+    pub checks: super::checks::ProbChecks,
 }
 
 /// Platt's or isotonic's per-class fits and the recalibrated evaluation set.
@@ -236,6 +250,13 @@ pub struct MapOutcome<F> {
 pub trait ScoreMap {
     /// The recalibrated probability of score `s`.
     fn map(&self, s: f64) -> f64;
+
+    /// `out[i] = self.map(xs[i])` (the same values; a map may batch the work).
+    fn map_many(&self, xs: &[f64], out: &mut [f64]) {
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = self.map(x);
+        }
+    }
 }
 
 impl ScoreMap for PlattFit {
@@ -247,6 +268,10 @@ impl ScoreMap for PlattFit {
 impl ScoreMap for IsotonicFit {
     fn map(&self, s: f64) -> f64 {
         self.predict(s)
+    }
+
+    fn map_many(&self, xs: &[f64], out: &mut [f64]) {
+        self.predict_many(xs, out)
     }
 }
 
@@ -271,9 +296,7 @@ impl<F: ScoreMap> MapOutcome<F> {
         labels: &[u32],
         rows: &[usize],
     ) -> Result<PredictionSet, Undefined> {
-        Ok(scores
-            .mapped(labels, &self.maps()?, |f, s| f.map(s), rows)
-            .0)
+        Ok(scores.mapped(labels, &self.maps()?, rows).0)
     }
 }
 
@@ -299,6 +322,26 @@ pub struct Recalibration {
 /// temperature, Platt and isotonic on the calibration split and applies them to the
 /// evaluation split. Top-label sets are undefined throughout.
 pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
+    let mut run = recalibrate_temperature(set, seed, fraction);
+    fit_maps(set, &mut run);
+    run
+}
+
+/// The first part of [`recalibrate`]: the split and temperature scaling only (the
+/// fast part); Platt and isotonic are [`Undefined::NotComputed`] until [`fit_maps`].
+pub fn recalibrate_temperature(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
+    recalibrate_temperature_clocked(set, seed, fraction, None).0
+}
+
+/// [`recalibrate_temperature`], also returning how long the temperature fit itself
+/// took (objective and golden-section search, by the clock `now`; `None` without a
+/// clock or a fit).
+pub fn recalibrate_temperature_clocked(
+    set: &PredictionSet,
+    seed: u64,
+    fraction: f64,
+    now: Option<fn() -> f64>,
+) -> (Recalibration, Option<f64>) {
     let split = stratified_split(&set.labels, set.k, seed, fraction);
     let before = reading::subset(set, &split.evaluation);
     let exact_zero_one_probabilities = set.source() == Source::Probs
@@ -308,41 +351,43 @@ pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibrati
             }
             Scores::TopLabel { .. } => false,
         };
-    let Some(scores) = FitScores::of(set) else {
-        return Recalibration {
-            split,
-            before,
-            temperature: Err(Undefined::TopLabel),
-            platt: Err(Undefined::TopLabel),
-            isotonic: Err(Undefined::TopLabel),
-            exact_zero_one_probabilities,
-        };
+    let mut fit_time = None;
+    let temperature = match FitScores::of(set) {
+        None => Err(Undefined::TopLabel),
+        Some(_) if split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
+        Some(scores) => {
+            let (outcome, time) = temperature(set, &scores, &split, &before, now);
+            fit_time = time;
+            Ok(outcome)
+        }
     };
-    let (temperature, platt, isotonic) = if split.calibration.is_empty() {
-        (
-            Err(Undefined::EmptyCalibrationSplit),
-            Err(Undefined::EmptyCalibrationSplit),
-            Err(Undefined::EmptyCalibrationSplit),
-        )
-    } else {
-        (
-            Ok(temperature(set, &scores, &split, &before)),
-            Ok(one_vs_rest(set, &scores, &split, fit_platt, |f, s| {
-                f.predict(s)
-            })),
-            Ok(one_vs_rest(set, &scores, &split, fit_isotonic, |f, s| {
-                f.predict(s)
-            })),
-        )
+    let pending = match &temperature {
+        Err(reason) => reason.clone(),
+        Ok(_) => Undefined::NotComputed,
     };
-    Recalibration {
+    let run = Recalibration {
         split,
         before,
         temperature,
-        platt,
-        isotonic,
+        platt: Err(pending.clone()),
+        isotonic: Err(pending),
         exact_zero_one_probabilities,
+    };
+    (run, fit_time)
+}
+
+/// The second part of [`recalibrate`]: fits Platt and isotonic on `run`'s
+/// calibration split (`run` from [`recalibrate_temperature`] of the same `set`) and
+/// applies them to its evaluation split. Nothing to do when the run is undefined.
+pub fn fit_maps(set: &PredictionSet, run: &mut Recalibration) {
+    let Some(scores) = FitScores::of(set) else {
+        return;
+    };
+    if run.split.calibration.is_empty() {
+        return;
     }
+    run.platt = Ok(one_vs_rest(set, &scores, &run.split, fit_platt));
+    run.isotonic = Ok(one_vs_rest(set, &scores, &run.split, fit_isotonic));
 }
 
 fn temperature(
@@ -350,7 +395,9 @@ fn temperature(
     scores: &FitScores,
     split: &Split,
     before: &PredictionSet,
-) -> TemperatureOutcome {
+    now: Option<fn() -> f64>,
+) -> (TemperatureOutcome, Option<f64>) {
+    let start = now.map(|f| f());
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
     let fit = match scores {
@@ -362,13 +409,15 @@ fn temperature(
                 .expect("non-empty split")
         }
     };
+    let fit_time = now.zip(start).map(|(f, t)| f() - t);
     let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
     let invariants = invariants(scores, split, &fit, before, &after);
-    TemperatureOutcome {
+    let outcome = TemperatureOutcome {
         fit,
         after,
         invariants,
-    }
+    };
+    (outcome, fit_time)
 }
 
 fn invariants(
@@ -378,30 +427,8 @@ fn invariants(
     before: &PredictionSet,
     after: &PredictionSet,
 ) -> TemperatureInvariants {
-    let (top_before, top_after) = (reading::top_labels(before), reading::top_labels(after));
-    let accuracy = |t: &reading::TopLabels| crate::truthful::accuracy(t);
-    let (vb, va) = (
-        ProbView::new(before).expect("scores"),
-        ProbView::new(after).expect("scores"),
-    );
-    let k = before.k;
     let ones = vec![1.0; before.n()];
-    let mut argsort_identical = Vec::with_capacity(k);
-    let mut auc_change = Vec::with_capacity(k);
-    let (mut auc_before, mut auc_after) = (Vec::new(), Vec::new());
-    for r in 0..k {
-        let (pb, pa) = (vb.class_column(r), va.class_column(r));
-        argsort_identical.push(auc::sort_order(&pb) == auc::sort_order(&pa));
-        let outcome: Vec<bool> = before.labels.iter().map(|&y| y as usize == r).collect();
-        let b = auc::auc(&SortedColumn::new(&pb, &outcome, &ones));
-        let a = auc::auc(&SortedColumn::new(&pa, &outcome, &ones));
-        auc_before.push(b);
-        auc_after.push(a);
-        auc_change.push(a.zip(b).map(|(a, b)| a - b));
-    }
-    let macro_change = auc::macro_average(&auc_after)
-        .zip(auc::macro_average(&auc_before))
-        .map(|(a, b)| a - b);
+    let checks = super::checks::prob_checks(before, after);
     let (score_order_identical, score_auc_identical, score_auc) = match scores {
         FitScores::Binary(s) => {
             let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
@@ -418,26 +445,26 @@ fn invariants(
         FitScores::Multiclass { .. } => (None, None, None),
     };
     TemperatureInvariants {
-        argmax_identical: top_before.predicted == top_after.predicted,
-        accuracy_identical: accuracy(&top_before) == accuracy(&top_after),
+        argmax_identical: checks.argmax_identical(),
+        accuracy_identical: checks.accuracy.0 == checks.accuracy.1,
         nll_cal_not_above_tau1: fit.nll_tau <= fit.nll_tau1,
         score_order_identical,
         score_auc_identical,
         score_auc,
-        prob_argsort_identical_per_class: argsort_identical,
-        prob_auc_change_per_class: auc_change,
-        prob_auc_macro_change: macro_change,
+        prob_argsort_identical_per_class: checks.argsort_identical_per_class.clone(),
+        prob_auc_change_per_class: checks.auc_change_per_class.clone(),
+        prob_auc_macro_change: checks.auc_macro_change,
+        checks,
     }
 }
 
 /// Fits `fit` one-vs-rest (binary: once, on `s`) on the calibration split and maps
-/// the evaluation split through `predict`; multiclass rows are renormalised.
-fn one_vs_rest<F>(
+/// the evaluation split through the fits; multiclass rows are renormalised.
+fn one_vs_rest<F: ScoreMap>(
     set: &PredictionSet,
     scores: &FitScores,
     split: &Split,
     fit: impl Fn(&[f64], &[bool]) -> Option<F>,
-    predict: impl Fn(&F, f64) -> f64,
 ) -> MapOutcome<F> {
     let binary = set.kind() == Kind::Binary;
     let classes: Vec<usize> = if binary {
@@ -475,7 +502,7 @@ fn one_vs_rest<F>(
         };
     }
     let fitted: Vec<&F> = fits.iter().map(|f| f.as_ref().expect("checked")).collect();
-    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, predict, &split.evaluation);
+    let (after, zero_rows) = scores.mapped(&set.labels, &fitted, &split.evaluation);
     MapOutcome {
         fits,
         after: Ok(after),

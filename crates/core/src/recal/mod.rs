@@ -18,6 +18,7 @@
 //! Every fit is `None` (undefined) on an empty calibration split.
 
 pub mod apply;
+pub mod checks;
 pub mod golden;
 pub mod isotonic;
 pub mod kernel;

@@ -1,0 +1,161 @@
+//! The Recalibrate view's own drawings (plotters' SVG backend, as the reliability
+//! diagram of `chart.rs`): the tau curve (calibration NLL against tau, log axis) and
+//! the fitted maps (raw score to recalibrated probability). Colours are restyled by
+//! the page's CSS for the dark theme.
+
+use plotters::prelude::*;
+
+/// Size of these drawings in SVG user units (the page scales them).
+pub const W: u32 = 560;
+pub const H: u32 = 340;
+
+const CURVE: RGBColor = RGBColor(0x1f, 0x4e, 0x79);
+const MARK: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+/// One colour per class curve (cycled).
+const CLASSES: [RGBColor; 5] = [
+    RGBColor(0x1f, 0x4e, 0x79),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+];
+
+fn failed(e: String) -> String {
+    format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {H}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
+        e.replace('<', "&lt;")
+    )
+}
+
+fn err(e: &dyn std::fmt::Debug) -> String {
+    format!("{e:?}")
+}
+
+/// The calibration NLL at each `(tau, nll)` of `points` (a log-scaled tau axis over
+/// the bracket `[0.05, 20]`), with `tau*` marked and `tau = 1` dashed.
+pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) -> String {
+    let mut svg = String::new();
+    let drawn = (|| -> Result<(), String> {
+        let finite: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p[1].is_finite())
+            .map(|p| (p[0], p[1]))
+            .collect();
+        let (lo, hi) = finite
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.1), b.max(p.1))
+            });
+        let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
+        let pad = (hi - lo) * 0.05;
+        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((0.05f64..20f64).log_scale(), (lo - pad)..(hi + pad))
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("τ (log scale)")
+            .y_desc("calibration NLL")
+            .x_labels(8)
+            .y_labels(6)
+            .x_label_formatter(&|v| format!("{v}"))
+            .y_label_formatter(&|v| format!("{v:.3}"))
+            .bold_line_style(BLACK.mix(0.12))
+            .light_line_style(TRANSPARENT)
+            .axis_desc_style(("sans-serif", 14))
+            .label_style(("sans-serif", 12))
+            .draw()
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(LineSeries::new(
+                [(1.0, lo - pad), (1.0, hi + pad)],
+                BLACK.mix(0.5).stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(LineSeries::new(finite, CURVE.stroke_width(2)))
+            .map_err(|e| err(&e))?;
+        if let (Some(t), Some(v)) = (tau, nll_tau) {
+            chart
+                .draw_series([Circle::new((t, v), 5, MARK.filled())])
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))
+    })();
+    match drawn {
+        Ok(()) => svg,
+        Err(e) => failed(e),
+    }
+}
+
+/// One fitted map: each curve (`(class, points)`) as a line, `scatter` as dots,
+/// over `x_label` (the raw score) against the recalibrated probability.
+pub fn fitted_map(
+    x_label: &str,
+    curves: &[(usize, Vec<[f64; 2]>)],
+    scatter: &[[f64; 2]],
+) -> String {
+    let mut svg = String::new();
+    let drawn = (|| -> Result<(), String> {
+        let xs = curves
+            .iter()
+            .flat_map(|c| c.1.iter())
+            .chain(scatter)
+            .map(|p| p[0])
+            .filter(|v| v.is_finite());
+        let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
+        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(52)
+            .build_cartesian_2d(lo..hi, 0f64..1f64)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc("recalibrated probability")
+            .x_labels(6)
+            .y_labels(6)
+            .x_label_formatter(&|v| format!("{v:.2}"))
+            .y_label_formatter(&|v| format!("{v:.1}"))
+            .bold_line_style(BLACK.mix(0.12))
+            .light_line_style(TRANSPARENT)
+            .axis_desc_style(("sans-serif", 14))
+            .label_style(("sans-serif", 12))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (i, (_, points)) in curves.iter().enumerate() {
+            let colour = CLASSES[i % CLASSES.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|p| (p[0], p[1])),
+                    colour.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?;
+        }
+        if !scatter.is_empty() {
+            chart
+                .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.mix(0.5)))
+                .map_err(|e| err(&e))?;
+            chart
+                .draw_series(
+                    scatter
+                        .iter()
+                        .map(|p| Circle::new((p[0], p[1]), 2, CURVE.mix(0.6).filled())),
+                )
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))
+    })();
+    match drawn {
+        Ok(()) => svg,
+        Err(e) => failed(e),
+    }
+}

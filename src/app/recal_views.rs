@@ -1,0 +1,158 @@
+//! The Recalibrate view's drawn parts: BEFORE/AFTER diagrams with their tables, the
+//! fitted maps and the worker's timing (from the worker's answers; no maths here).
+
+use calibscope_app::numfmt::{count, data_value, display};
+use calibscope_app::proto::Row;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use super::recal::{f64_at, Tables};
+use super::widgets::{get_path, num_view};
+use super::{chart, recal_chart};
+
+/// The worker's time for the parts of the answer (`view.timing`).
+pub fn timing_view(prefix: &str, vd: &Value) -> AnyView {
+    let items = [
+        ("fit_ms", "temperature fit"),
+        ("temperature_ms", "split + temperature fit and checks"),
+        ("first_ms", "first answer"),
+        ("maps_ms", "Platt + isotonic fits"),
+        ("full_ms", "second answer"),
+    ]
+    .into_iter()
+    .filter_map(|(k, label)| {
+        let v = f64_at(vd, &format!("timing.{k}"))?;
+        Some(view! { <span class="pc">{label} " " <span class="num" data-metric=format!("{prefix}recalibration.timing.{k}") data-value=data_value(Some(v))>{format!("{v:.0}")}</span>" ms"</span> })
+    })
+    .collect_view();
+    view! { <p class="sub timing" id="recal-timing">"Worker time: " {items}</p> }.into_any()
+}
+
+/// BEFORE and AFTER diagrams side by side (same bins, same axes) and both tables.
+pub fn diagrams(prefix: &str, t: &Tables, after: &str) -> AnyView {
+    let (binning, reading, m, tables) = t;
+    let label = if reading == "positive" {
+        "P(y = 1)"
+    } else {
+        "confidence (top label)"
+    };
+    let one = |set: &str, title: &str| {
+        let Some(tab) = tables.iter().find(|x| x.set == set) else {
+            return view! { <div></div> }.into_any();
+        };
+        if let Some(why) = &tab.undefined {
+            return view! { <div class="half"><h4>{title.to_string()}</h4><p class="notice">"undefined: " {why.clone()}</p></div> }.into_any();
+        }
+        let drawn = chart::reliability(&tab.rows, label);
+        let base = format!("{prefix}recalibration.{set}.binned.{reading}.{binning}.{m}");
+        let ece = tab.metrics.get("ece").and_then(Value::as_f64);
+        view! {
+            <div class="half" data-set=set.to_string()>
+                <h4>{title.to_string()} " · ECE " {num_view(format!("{base}.ece"), ece, "undefined without samples")}</h4>
+                <div class="chart" role="img" id=format!("recal-chart-{set}")
+                    aria-label=format!("Reliability diagram {title} with {m} {binning} bins")>
+                    <div class="svg" inner_html=drawn.svg></div>
+                </div>
+                {table_view(&base, binning, &tab.rows, set)}
+            </div>
+        }
+        .into_any()
+    };
+    let after_title = match after {
+        "platt" => "AFTER (Platt)",
+        "isotonic" => "AFTER (isotonic)",
+        _ => "AFTER (temperature)",
+    };
+    view! {
+        <div class="before-after">
+            {one("before", "BEFORE")}
+            {one(after, after_title)}
+        </div>
+        <p class="legend">"Same evaluation rows, same bins and axes; bars: accuracy per bin · dots: (mean forecast, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
+    }
+    .into_any()
+}
+
+/// Rows of each before/after table shown.
+const TABLE_ROWS: usize = 100;
+
+fn table_view(base: &str, binning: &str, rows: &[Row], set: &str) -> AnyView {
+    let (lo_key, hi_key) = if binning == "width" {
+        ("lower_edge", "upper_edge")
+    } else {
+        ("u_min", "u_max")
+    };
+    let body = rows
+        .iter()
+        .take(TABLE_ROWS)
+        .enumerate()
+        .map(|(i, r)| {
+            let p = |k: &str| format!("{base}.rows.{i}.{k}");
+            let c = |k: &str, v: f64| view! { <td><span class="num" data-metric=p(k) data-value=data_value(Some(v))>{display(Some(v))}</span></td> };
+            view! { <tr>
+                {c(lo_key, r.lower)}{c(hi_key, r.upper)}
+                <td><span class="num" data-metric=p("n") data-value=r.n.to_string()>{count(r.n as u64)}</span></td>
+                {c("conf", r.conf)}{c("acc", r.acc)}{c("gap", r.gap)}
+            </tr> }
+        })
+        .collect_view();
+    let more = (rows.len() > TABLE_ROWS).then(|| view! { <p class="more-rows">{format!("First {TABLE_ROWS} of {} non-empty bins.", rows.len())}</p> });
+    view! {
+        <div class="scroll small">
+            <table class="recal-table" id=format!("recal-table-{set}") data-rows=rows.len().to_string()>
+                <thead><tr><th scope="col">"from"</th><th scope="col">"to"</th><th scope="col">"count"</th><th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+        {more}
+    }
+    .into_any()
+}
+
+/// The fitted map of each method, drawn from the worker's curves.
+pub fn maps_view(vd: &Value, binary: bool) -> AnyView {
+    let points = |v: &Value| -> Vec<[f64; 2]> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| Some([p.get(0)?.as_f64()?, p.get(1)?.as_f64()?]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let figs = [("temperature", "temperature"), ("platt", "Platt"), ("isotonic", "isotonic")]
+        .into_iter()
+        .map(|(m, title)| {
+            let Some(map) = get_path(vd, &format!("maps.{m}")) else {
+                return view! { <figure class="map"><figcaption>{title}": undefined"</figcaption></figure> }.into_any();
+            };
+            let curves: Vec<(usize, Vec<[f64; 2]>)> = map
+                .get("curves")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|c| (c["class"].as_u64().unwrap_or(0) as usize, points(&c["points"]))).collect())
+                .unwrap_or_default();
+            let scatter = map.get("scatter").map(points).unwrap_or_default();
+            let x = match map.get("x").and_then(Value::as_str) {
+                Some("s") => "raw score s (logit)",
+                Some("z_r") => "raw logit z_r (one-vs-rest)",
+                _ => "raw top-label confidence",
+            };
+            let svg = recal_chart::fitted_map(x, &curves, &scatter);
+            let note = if binary {
+                String::new()
+            } else if scatter.is_empty() {
+                format!(" — classes {} shown (colours cycle), before renormalisation", curves.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(", "))
+            } else {
+                " — evaluation rows: raw confidence → recalibrated probability of the same class (no single score map exists for softmax(z/τ))".to_string()
+            };
+            view! {
+                <figure class="map" id=format!("recal-map-{m}")>
+                    <div class="svg" role="img" aria-label=format!("Fitted map of {title}") inner_html=svg></div>
+                    <figcaption>{title}{note}</figcaption>
+                </figure>
+            }
+            .into_any()
+        })
+        .collect_view();
+    view! { <div class="maps">{figs}</div> }.into_any()
+}

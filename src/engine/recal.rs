@@ -1,0 +1,498 @@
+//! The worker's side of the Recalibrate view: split and fit (calibscope-core's
+//! `recalibrate`), the audit JSON's `recalibration` section (calibscope-audit, the
+//! same as the CLI's and the fixtures'), what the view draws (class counts, the tau
+//! curve, probability checks, fitted maps), the before/after reliability tables at
+//! the slider's bins, and the two files (shared with `calibscope recalibrate`).
+
+use calibscope_audit::{
+    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv,
+    recalibration_json_of, Method, RecalibrationSettings,
+};
+use calibscope_core::binning::Binning;
+use calibscope_core::reading::{self, ProbView};
+use calibscope_core::recal::apply::ScoreMap;
+use calibscope_core::recal::apply::{
+    fit_maps, recalibrate_temperature_clocked, FitScores, Recalibration, Undefined,
+};
+use calibscope_core::recal::checks::{prob_checks, ProbChecks};
+use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
+use calibscope_core::{Kind, PredictionSet};
+use serde_json::{json, Value};
+
+use super::{table, worker_error, Indexed, Session, M_SLIDER_MAX};
+use crate::proto::{codes, FromWorker, RecalTable};
+
+/// Points of the tau curve (log-spaced over the golden-section bracket).
+pub const TAU_CURVE_POINTS: usize = 61;
+/// Points of each fitted-map curve.
+const MAP_POINTS: usize = 201;
+/// Classes whose one-vs-rest maps are drawn (multiclass).
+const MAP_CLASSES: usize = 10;
+/// Evaluation rows drawn in the multiclass temperature map (evenly spaced).
+const MAP_SAMPLES: usize = 400;
+
+thread_local! {
+    /// A millisecond clock for the answers' `timing` (the worker installs
+    /// `performance.now()`; none natively).
+    static CLOCK: std::cell::Cell<Option<fn() -> f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Installs the clock of the answers' `view.timing` (milliseconds).
+pub fn set_clock(now: fn() -> f64) {
+    CLOCK.with(|c| c.set(Some(now)));
+}
+
+fn clock() -> Option<f64> {
+    CLOCK.with(|c| c.get()).map(|now| now())
+}
+
+/// Milliseconds since `start` (`None` without a clock).
+fn since(start: Option<f64>) -> Option<f64> {
+    Some(clock()? - start?)
+}
+
+/// A set's sorted reading and its accuracy (for ConfCE^corr).
+type IndexedSet = (Indexed, Option<f64>);
+
+/// A recalibration kept for the view's tables and files.
+pub struct RecalState {
+    model: usize,
+    /// The generation of the request that made it.
+    gen: u64,
+    settings: RecalibrationSettings,
+    run: Recalibration,
+    /// The reading of the tables: `positive` (binary) or `confidence`.
+    reading: &'static str,
+    /// Per set (`before`, then each method): its sorted reading, or why undefined.
+    indexed: Vec<(&'static str, Result<IndexedSet, String>)>,
+    /// Each method's probability checks (JSON), as computed.
+    checks: serde_json::Map<String, Value>,
+    /// The tau curve (`[[tau, nll], ...]`).
+    tau_curve: Vec<[f64; 2]>,
+    /// Worker milliseconds of the parts (`view.timing`).
+    timing: serde_json::Map<String, Value>,
+}
+
+fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
+    let top = reading::top_labels(set);
+    let accuracy = calibscope_core::truthful::accuracy(&top);
+    let pairs = if positive {
+        reading::class_pairs(&ProbView::new(set).expect("scores"), 1)
+    } else {
+        top.pairs()
+    };
+    (Indexed::new(&pairs), accuracy)
+}
+
+fn checks_json(c: &ProbChecks) -> Value {
+    json!({
+        "argmax_changed_rows": c.argmax_changed_rows,
+        "argmax_identical": c.argmax_identical(),
+        "accuracy_before": c.accuracy.0,
+        "accuracy_after": c.accuracy.1,
+        "accuracy_identical": c.accuracy.0 == c.accuracy.1,
+        "argsort_identical_per_class": c.argsort_identical_per_class,
+        "auc_change_per_class": c.auc_change_per_class,
+        "auc_macro_change": c.auc_macro_change,
+        "distinct_before": c.distinct_values.0,
+        "distinct_after": c.distinct_values.1,
+    })
+}
+
+/// `n` log-spaced points from `lo` to `hi` (both included).
+fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let (a, b) = (lo.ln(), hi.ln());
+    (0..n)
+        .map(|i| (a + (b - a) * i as f64 / (n - 1) as f64).exp())
+        .collect()
+}
+
+/// `n` evenly spaced points from `lo` to `hi`.
+fn lin_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+/// The calibration NLL at [`TAU_CURVE_POINTS`] log-spaced `tau` in `[0.05, 20]`
+/// (`[[tau, nll], ...]`; empty when the split is).
+pub fn tau_curve(scores: &FitScores, labels: &[u32], calibration: &[usize]) -> Vec<[f64; 2]> {
+    let taus = log_grid(0.05, 20.0, TAU_CURVE_POINTS);
+    let mut out = vec![f64::NAN; taus.len()];
+    let done = match scores {
+        FitScores::Binary(s) => BinaryNll::new(s, labels, Some(calibration))
+            .map(|o| o.nll_many(&taus, &mut out))
+            .is_some(),
+        FitScores::Multiclass { logits, k } => calibscope_core::with_values!(logits, |z| {
+            MulticlassNll::new(z, *k, labels, Some(calibration))
+                .map(|o| o.nll_many(&taus, &mut out))
+                .is_some()
+        }),
+    };
+    if !done {
+        return Vec::new();
+    }
+    taus.into_iter().zip(out).map(|(t, v)| [t, v]).collect()
+}
+
+/// The range of `scores` over `rows` (finite values), widened when it is one point.
+fn range(scores: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = scores
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if lo > hi {
+        return None;
+    }
+    Some(if lo == hi {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        (lo, hi)
+    })
+}
+
+/// Fit `j` (binary: the only one; otherwise class `j`) of Platt or isotonic.
+fn fitted_map(run: &Recalibration, method: Method, j: usize) -> Option<&dyn ScoreMap> {
+    match method {
+        Method::Platt => Some(run.platt.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap),
+        Method::Isotonic => {
+            Some(run.isotonic.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap)
+        }
+        Method::Temperature => None,
+    }
+}
+
+fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> Value {
+    let points: Vec<[f64; 2]> = xs.iter().map(|&x| [x, f(x)]).collect();
+    json!({"class": class, "points": points})
+}
+
+/// The fitted maps drawn in the view: binary input, each method as raw score `s` →
+/// recalibrated probability over the calibration scores' range; multiclass, Platt's
+/// and isotonic's one-vs-rest maps `z_r → p` of the first classes, and temperature
+/// as a scatter of evaluation rows (raw top-label confidence → recalibrated
+/// probability of the same class: no single score map exists).
+fn maps_json(run: &Recalibration, scores: &FitScores) -> Value {
+    let cal = &run.split.calibration;
+    let mut out = serde_json::Map::new();
+    match scores {
+        FitScores::Binary(s) => {
+            let Some((lo, hi)) = range(cal.iter().map(|&i| s[i])) else {
+                return Value::Object(out);
+            };
+            let xs = lin_grid(lo, hi, MAP_POINTS);
+            if let Ok(t) = &run.temperature {
+                let tau = t.fit.tau;
+                out.insert(
+                    "temperature".into(),
+                    json!({"x": "s", "curves": [curve(1, &xs, |x| sigmoid(x / tau))]}),
+                );
+            }
+            for method in [Method::Platt, Method::Isotonic] {
+                if let Some(c) = fitted_map(run, method, 0) {
+                    out.insert(
+                        method.name().into(),
+                        json!({"x": "s", "curves": [curve(1, &xs, |x| c.map(x))]}),
+                    );
+                }
+            }
+        }
+        FitScores::Multiclass { k, .. } => {
+            if let Ok(t) = &run.temperature {
+                let before = ProbView::new(&run.before).expect("scores");
+                let after = ProbView::new(&t.after).expect("scores");
+                let top = reading::top_labels(&run.before);
+                let n = run.before.n();
+                let step = n.div_ceil(MAP_SAMPLES).max(1);
+                let points: Vec<[f64; 2]> = (0..n)
+                    .step_by(step)
+                    .map(|i| {
+                        let r = top.predicted[i] as usize;
+                        [before.prob(i, r), after.prob(i, r)]
+                    })
+                    .collect();
+                out.insert(
+                    "temperature".into(),
+                    json!({"x": "confidence", "scatter": points}),
+                );
+            }
+            for method in [Method::Platt, Method::Isotonic] {
+                let mut curves = Vec::new();
+                for r in 0..(*k).min(MAP_CLASSES) {
+                    let Some(c) = fitted_map(run, method, r) else {
+                        continue;
+                    };
+                    let z = |i: usize| match scores {
+                        FitScores::Multiclass { logits, k } => logits.get(i * k + r),
+                        FitScores::Binary(_) => unreachable!(),
+                    };
+                    if let Some((lo, hi)) = range(cal.iter().map(|&i| z(i))) {
+                        curves.push(curve(r, &lin_grid(lo, hi, MAP_POINTS), |x| c.map(x)));
+                    }
+                }
+                if !curves.is_empty() {
+                    out.insert(
+                        method.name().into(),
+                        json!({"x": "z_r", "curves": curves, "classes_total": k}),
+                    );
+                }
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// The calibration and evaluation counts of each class.
+fn class_counts(set: &PredictionSet, run: &Recalibration) -> Value {
+    let count = |rows: &[usize]| {
+        let mut c = vec![0usize; set.k];
+        for &i in rows {
+            if let Some(v) = c.get_mut(set.labels[i] as usize) {
+                *v += 1;
+            }
+        }
+        c
+    };
+    json!({
+        "calibration": count(&run.split.calibration),
+        "evaluation": count(&run.split.evaluation),
+    })
+}
+
+impl Session {
+    /// Answers a [`crate::proto::ToWorker::Recalibrate`].
+    pub fn recalibrate(
+        &mut self,
+        id: u64,
+        gen: u64,
+        model: usize,
+        seed: u64,
+        fraction: f64,
+    ) -> FromWorker {
+        let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
+        if !(fraction > 0.0 && fraction < 1.0) {
+            return bad(format!(
+                "the calibration fraction must lie strictly between 0 and 1 (got {fraction})"
+            ));
+        }
+        let Some(md) = self.models.get(model) else {
+            return bad(format!("no model {model}"));
+        };
+        let set = &md.set;
+        let Some(scores) = FitScores::of(set) else {
+            return bad(
+                "top-label input (predicted class + confidence) has no scores to recalibrate; give probabilities or logits"
+                    .into(),
+            );
+        };
+        let settings = RecalibrationSettings { seed, fraction };
+        let start = clock();
+        let now = CLOCK.with(|c| c.get());
+        let (run, fit_ms) = recalibrate_temperature_clocked(set, seed, fraction, now);
+        let part_ms = since(start);
+        let binary = set.kind() == Kind::Binary;
+        let mut state = RecalState {
+            model,
+            gen,
+            settings,
+            run,
+            reading: if binary { "positive" } else { "confidence" },
+            indexed: Vec::new(),
+            checks: serde_json::Map::new(),
+            tau_curve: tau_curve(&scores, &set.labels, &[]),
+            timing: serde_json::Map::new(),
+        };
+        state.timing.insert("fit_ms".into(), json!(fit_ms));
+        state.timing.insert("temperature_ms".into(), json!(part_ms));
+        self.recal_answer(id, state, scores, start)
+    }
+
+    /// The second part of a [`crate::proto::ToWorker::Recalibrate`] answer: Platt and
+    /// isotonic fitted and measured (the first part answers with temperature scaling
+    /// alone). [`FromWorker::Cancelled`] when a newer fit (or another data set) came
+    /// in between, or nothing is left to fit.
+    pub fn recalibrate_maps(&mut self, id: u64, gen: u64) -> FromWorker {
+        let Some(mut state) = self
+            .recal
+            .take_if(|s| s.gen == gen && s.run.platt == Err(Undefined::NotComputed))
+        else {
+            return FromWorker::Cancelled { id };
+        };
+        let set = &self.models[state.model].set;
+        let scores = FitScores::of(set).expect("checked by the first part");
+        let start = clock();
+        fit_maps(set, &mut state.run);
+        state.timing.insert("maps_ms".into(), json!(since(start)));
+        self.recal_answer(id, state, scores, start)
+    }
+
+    /// Builds the answer of `state` (keeping what an earlier part computed) and keeps
+    /// the state for the tables and files.
+    fn recal_answer(
+        &mut self,
+        id: u64,
+        mut state: RecalState,
+        scores: FitScores,
+        start: Option<f64>,
+    ) -> FromWorker {
+        let set = &self.models[state.model].set;
+        let run = &state.run;
+        let binary = set.kind() == Kind::Binary;
+        let section = recalibration_json_of(set, &state.settings, run);
+        if state.indexed.is_empty() {
+            state
+                .indexed
+                .push(("before", Ok(index_of(&run.before, binary))));
+            state.tau_curve = tau_curve(&scores, &set.labels, &run.split.calibration);
+        }
+        for method in Method::ALL {
+            let name = method.name();
+            let done = state.indexed.iter().any(|(n, ix)| *n == name && ix.is_ok());
+            if done {
+                continue;
+            }
+            state.indexed.retain(|(n, _)| *n != name);
+            let after = evaluation_after(run, method);
+            let checks = match (&run.temperature, &after) {
+                (Ok(t), _) if method == Method::Temperature => {
+                    Some(checks_json(&t.invariants.checks))
+                }
+                (_, Ok(after)) => Some(checks_json(&prob_checks(&run.before, after))),
+                _ => None,
+            };
+            if let Some(c) = checks {
+                state.checks.insert(name.into(), c);
+            }
+            state.indexed.push((
+                name,
+                after
+                    .map(|a| index_of(a, binary))
+                    .map_err(|e| e.to_string()),
+            ));
+        }
+        let complete = run.platt != Err(Undefined::NotComputed);
+        let key = if complete { "full_ms" } else { "first_ms" };
+        state.timing.insert(key.into(), json!(since(start)));
+        let view = json!({
+            "timing": state.timing,
+            "class_counts": class_counts(set, run),
+            "class_names": self.dataset.class_names,
+            "tau_curve": state.tau_curve,
+            "checks": state.checks,
+            "maps": maps_json(run, &scores),
+        });
+        let answer = FromWorker::Recalibrated {
+            id,
+            gen: state.gen,
+            model: state.model,
+            seed: state.settings.seed,
+            fraction: state.settings.fraction,
+            complete,
+            section,
+            view,
+        };
+        self.recal = Some(state);
+        answer
+    }
+
+    /// Answers a [`crate::proto::ToWorker::RecalTables`].
+    pub fn recal_tables(&self, id: u64, gen: u64, binning_name: &str, m: usize) -> FromWorker {
+        let Some(state) = &self.recal else {
+            return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
+        };
+        let Some(binning) = Binning::from_name(binning_name) else {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("unknown binning {binning_name:?}"),
+            );
+        };
+        if m == 0 || m > M_SLIDER_MAX {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("bin count {m} is outside 1..{M_SLIDER_MAX}"),
+            );
+        }
+        let n = state.run.split.evaluation.len();
+        let tables = state
+            .indexed
+            .iter()
+            .map(|(name, ix)| match ix {
+                Ok((index, accuracy)) => {
+                    let conf = (state.reading == "confidence").then_some(*accuracy);
+                    let (rows, metrics, nonempty_bins) = table(index, binning, m, n, conf);
+                    RecalTable {
+                        set: name.to_string(),
+                        rows,
+                        metrics,
+                        nonempty_bins,
+                        undefined: None,
+                    }
+                }
+                Err(why) => RecalTable {
+                    set: name.to_string(),
+                    undefined: Some(why.clone()),
+                    ..RecalTable::default()
+                },
+            })
+            .collect();
+        FromWorker::RecalTables {
+            id,
+            gen,
+            binning: binning.name().to_string(),
+            m,
+            reading: state.reading.to_string(),
+            tables,
+        }
+    }
+
+    /// Answers a [`crate::proto::ToWorker::RecalExport`]: the files `calibscope
+    /// recalibrate --out --params` writes for the same input, split and method.
+    pub fn recal_export(&self, id: u64, method_name: &str, version: &str) -> FromWorker {
+        let Some(state) = &self.recal else {
+            return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
+        };
+        let Some(method) = Method::from_name(method_name) else {
+            return worker_error(
+                id,
+                codes::BAD_PARAMETERS,
+                format!("unknown method {method_name:?}"),
+            );
+        };
+        let md = &self.models[state.model];
+        let all = match recalibrate_rows(&md.set, &state.run, method) {
+            Ok(all) => all,
+            Err(why) => {
+                return worker_error(
+                    id,
+                    codes::BAD_PARAMETERS,
+                    format!("{method_name} is undefined: {why}"),
+                )
+            }
+        };
+        let csv = recalibrated_csv(
+            &all,
+            self.dataset.ids.as_ref(),
+            &self.dataset.class_names,
+            &state.run.split.calibration,
+        );
+        let params = fitted_params_json(&md.set, &state.run, method, &state.settings, version);
+        let stem = if self.models.len() > 1 {
+            format!("{}_{}", md.name, method.name())
+        } else {
+            format!("{}_{}", self.dataset.name, method.name())
+        };
+        FromWorker::RecalExport {
+            id,
+            method: method.name().to_string(),
+            stem,
+            csv,
+            params: serde_json::to_string_pretty(&params).expect("JSON of a Value") + "\n",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
