@@ -12,7 +12,7 @@ use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
 
 use crate::proto::{
-    self, ErrorItem, FromWorker, GuessItem, MappingOverride, Reading, Row, Summary,
+    self, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Reading, Row, Summary,
 };
 
 pub mod recal;
@@ -23,11 +23,18 @@ pub const M_SLIDER_MAX: usize = 2000;
 /// The overview's bin count.
 pub const M_OVERVIEW: usize = 15;
 
-/// Parser options for a mapping override, or what is wrong with it.
-pub fn options(mapping: &MappingOverride, size_hint: Option<u64>) -> Result<Options, String> {
+/// Parser options for a mapping override and the page's limits, or what is wrong
+/// with the mapping.
+pub fn options(
+    mapping: &MappingOverride,
+    limits: Limits,
+    size_hint: Option<u64>,
+) -> Result<Options, String> {
     Ok(Options {
         mapping: mapping.to_mapping()?,
         size_hint,
+        max_file_bytes: limits.max_file_bytes,
+        max_cells: limits.max_cells,
         ..Options::default()
     })
 }

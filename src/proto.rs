@@ -37,6 +37,25 @@ pub mod codes {
 /// type as the CLI's mapping flags, [`calibscope_io::MappingRequest`].
 pub type MappingOverride = calibscope_io::MappingRequest;
 
+/// The size limits of a read (calibscope-io's `max_file_bytes` and `max_cells`): a
+/// file or a data set over them is refused with a clear error before its memory is
+/// reserved. The defaults keep a tab well inside wasm32's 4 GiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    pub max_file_bytes: u64,
+    pub max_cells: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 2_000_000_000,
+            max_cells: 200_000_000,
+        }
+    }
+}
+
 /// A message to the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -46,9 +65,16 @@ pub enum ToWorker {
         id: u64,
         #[serde(default)]
         mapping: MappingOverride,
+        #[serde(default)]
+        limits: Limits,
     },
     /// Read the last opened files again with another mapping.
-    Remap { id: u64, mapping: MappingOverride },
+    Remap {
+        id: u64,
+        mapping: MappingOverride,
+        #[serde(default)]
+        limits: Limits,
+    },
     /// Stop reading the files of request `id`.
     Cancel { id: u64 },
     /// Make the worker panic (tests of the crash path).
@@ -331,6 +357,7 @@ mod tests {
             ToWorker::Open {
                 id: 1,
                 mapping: MappingOverride::default(),
+                limits: Limits::default(),
             },
             ToWorker::Compute {
                 id: 2,
@@ -351,7 +378,8 @@ mod tests {
             open,
             ToWorker::Open {
                 id: 3,
-                mapping: MappingOverride::default()
+                mapping: MappingOverride::default(),
+                limits: Limits::default(),
             }
         );
         let ready = FromWorker::Ready {

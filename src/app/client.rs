@@ -27,9 +27,13 @@ struct Client {
     ready: bool,
     /// The open request in flight (a new drop cancels it).
     opening: Option<u64>,
-    /// The files of the last open (to read them again after a worker restart).
+    /// The files of the last open (read again with another mapping).
     files: Vec<File>,
     mapping: MappingOverride,
+    /// The files and mapping of the last data set that loaded: read again after a
+    /// worker restart (not the files being opened when it crashed, which may be the
+    /// cause).
+    loaded: Option<(Vec<File>, MappingOverride)>,
     store: Option<Store>,
     /// Other pending work (fetches, frames) for the idle hook.
     busy: usize,
@@ -46,6 +50,7 @@ thread_local! {
         opening: None,
         files: Vec::new(),
         mapping: MappingOverride::default(),
+        loaded: None,
         store: None,
         busy: 0,
     });
@@ -121,18 +126,15 @@ fn crashed(message: String) {
     store.status.set(Status::Crashed(message));
 }
 
-/// Terminates the worker, starts a new one and reads the last files again.
+/// Terminates the worker, starts a new one and reads the last data set that loaded
+/// again (the page keeps showing it meanwhile).
 pub fn restart() {
     let old = CLIENT.with(|c| c.borrow_mut().worker.take());
     if let Some(w) = old {
         w.terminate();
     }
     spawn_worker();
-    let (files, mapping) = CLIENT.with(|c| {
-        let c = c.borrow();
-        (c.files.clone(), c.mapping.clone())
-    });
-    if !files.is_empty() {
+    if let Some((files, mapping)) = CLIENT.with(|c| c.borrow().loaded.clone()) {
         open(files, mapping);
     }
 }
@@ -193,7 +195,15 @@ pub fn open(files: Vec<File>, mapping: MappingOverride) {
         bytes_read: 0,
         bytes_total: total as u64,
     }));
-    send(&ToWorker::Open { id, mapping }, array);
+    let limits = store.limits.get_untracked();
+    send(
+        &ToWorker::Open {
+            id,
+            mapping,
+            limits,
+        },
+        array,
+    );
 }
 
 /// Reads the last files again with another mapping.
@@ -341,6 +351,10 @@ fn handle(msg: FromWorker) {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             if current {
+                CLIENT.with(|c| {
+                    let mut c = c.borrow_mut();
+                    c.loaded = Some((c.files.clone(), c.mapping.clone()));
+                });
                 store.progress.set(None);
                 store.error.set(None);
                 store.load(summary, audits);

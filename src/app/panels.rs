@@ -58,7 +58,51 @@ pub fn DropTarget() -> impl IntoView {
             <Show when=move || store.example.get() && store.summary.with(|s| s.is_some())>
                 <p class="example-note">"Showing the bundled example: ten scikit-learn models on 450 handwritten digits."</p>
             </Show>
+            <LimitsPanel/>
         </section>
+    }
+}
+
+/// The size limits of the next read: larger files or data sets are refused before
+/// their memory is reserved (the CLI has no limits by default).
+#[component]
+fn LimitsPanel() -> impl IntoView {
+    let store = expect_context::<Store>();
+    let set_mb = move |ev: leptos::ev::Event| {
+        if let Ok(mb) = event_target_value(&ev).trim().parse::<f64>() {
+            if mb.is_finite() && mb > 0.0 {
+                store
+                    .limits
+                    .update(|l| l.max_file_bytes = (mb * 1e6).round() as u64);
+            }
+        }
+    };
+    let set_cells = move |ev: leptos::ev::Event| {
+        if let Ok(m) = event_target_value(&ev).trim().parse::<f64>() {
+            if m.is_finite() && m > 0.0 {
+                store
+                    .limits
+                    .update(|l| l.max_cells = (m * 1e6).round() as u64);
+            }
+        }
+    };
+    view! {
+        <details class="limits" id="limits">
+            <summary>"Limits"</summary>
+            <p class="note">"Files or data sets over these limits are refused before they are read into memory. A browser tab has about 4 GB for the worker; for larger inputs use the calibscope command-line tool."</p>
+            <div class="controls">
+                <label>"Largest file (MB) "
+                    <input id="limit-file-mb" type="number" min="0.001" step="any"
+                        prop:value=move || (store.limits.get().max_file_bytes as f64 / 1e6).to_string()
+                        on:change=set_mb/>
+                </label>
+                <label>"Most values, rows × score columns (millions) "
+                    <input id="limit-cells-m" type="number" min="0.000001" step="any"
+                        prop:value=move || (store.limits.get().max_cells as f64 / 1e6).to_string()
+                        on:change=set_cells/>
+                </label>
+            </div>
+        </details>
     }
 }
 

@@ -1,6 +1,6 @@
 //! The page's state: signals shared by every view (provided as context).
 
-use calibscope_app::proto::{ErrorItem, Row, Summary};
+use calibscope_app::proto::{ErrorItem, Limits, Row, Summary};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
@@ -100,6 +100,8 @@ pub struct Store {
     pub failed: RwSignal<Option<Summary>>,
     /// The view shown under the mapping panel.
     pub view: RwSignal<View>,
+    /// The size limits of the next read.
+    pub limits: RwSignal<Limits>,
 }
 
 impl Store {
@@ -118,6 +120,7 @@ impl Store {
             example: RwSignal::new(true),
             failed: RwSignal::new(None),
             view: RwSignal::new(View::Audit),
+            limits: RwSignal::new(Limits::default()),
         }
     }
 

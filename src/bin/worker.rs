@@ -21,7 +21,7 @@ mod worker {
     use std::collections::HashSet;
 
     use calibscope_app::engine::{self, Session};
-    use calibscope_app::proto::{codes, FromWorker, MappingOverride, ToWorker, PROTOCOL};
+    use calibscope_app::proto::{codes, FromWorker, Limits, MappingOverride, ToWorker, PROTOCOL};
     use calibscope_io::{Options, ParseErrors, Parsed, Parser};
     use js_sys::{Array, Promise, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
@@ -92,7 +92,11 @@ mod worker {
             }
         };
         match msg {
-            ToWorker::Open { id, mapping } => {
+            ToWorker::Open {
+                id,
+                mapping,
+                limits,
+            } => {
                 let files: Vec<File> = Reflect::get(&data, &"files".into())
                     .ok()
                     .filter(Array::is_array)
@@ -103,9 +107,13 @@ mod worker {
                             .collect()
                     })
                     .unwrap_or_default();
-                start_open(id, files, mapping);
+                start_open(id, files, mapping, limits);
             }
-            ToWorker::Remap { id, mapping } => {
+            ToWorker::Remap {
+                id,
+                mapping,
+                limits,
+            } => {
                 let files = STATE.with(|s| s.borrow().files.clone());
                 if files.is_empty() {
                     post(&engine::worker_error(
@@ -115,7 +123,7 @@ mod worker {
                     ));
                     return;
                 }
-                start_open(id, files, mapping);
+                start_open(id, files, mapping, limits);
             }
             ToWorker::DebugPanic { id } => {
                 panic!("debug panic requested by the page (request {id})")
@@ -189,8 +197,8 @@ mod worker {
         post(&answer);
     }
 
-    fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride) {
-        let opts = match engine::options(&mapping, None) {
+    fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride, limits: Limits) {
+        let opts = match engine::options(&mapping, limits, None) {
             Ok(opts) => opts,
             Err(message) => {
                 post(&engine::worker_error(id, codes::BAD_MAPPING, message));
