@@ -6,6 +6,8 @@
 //! - [`numfmt`]: how numbers are shown and written into `data-value`.
 
 pub mod engine;
+pub mod labs;
+pub mod labs_tour;
 pub mod numfmt;
 pub mod proto;
 pub mod slider;

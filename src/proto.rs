@@ -140,6 +140,23 @@ pub struct Row {
     pub upper: f64,
 }
 
+impl From<calibscope_core::reliability::ReliabilityRow> for Row {
+    fn from(r: calibscope_core::reliability::ReliabilityRow) -> Row {
+        Row {
+            bin: r.bin,
+            n: r.count,
+            conf: r.conf,
+            acc: r.acc,
+            gap: r.gap,
+            successes: r.successes,
+            cp_lower: r.cp_lower,
+            cp_upper: r.cp_upper,
+            lower: r.lower,
+            upper: r.upper,
+        }
+    }
+}
+
 /// A message from the worker (short-lived: serialised at once, so the size
 /// difference of the variants does not matter).
 #[allow(clippy::large_enum_variant)]
