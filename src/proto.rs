@@ -64,6 +64,12 @@ pub enum ToWorker {
         binning: String,
         m: usize,
     },
+    /// A computation of the Learn tour or a lab ([`crate::labs`]); answered by
+    /// [`FromWorker::LabProgress`] messages and one [`FromWorker::LabResult`] or error.
+    Lab {
+        id: u64,
+        request: crate::labs::LabRequest,
+    },
 }
 
 /// One error, located.
@@ -194,6 +200,13 @@ pub enum FromWorker {
         /// undefined.
         metrics: serde_json::Map<String, Value>,
         nonempty_bins: usize,
+    },
+    /// Progress of lab request `id`: `done` of `total` repetitions.
+    LabProgress { id: u64, done: usize, total: usize },
+    /// The answer to [`ToWorker::Lab`].
+    LabResult {
+        id: u64,
+        answer: crate::labs::LabAnswer,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

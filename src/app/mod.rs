@@ -5,6 +5,11 @@
 mod chart;
 mod client;
 mod explorer;
+mod lab_beyond;
+mod lab_truth;
+mod lab_ui;
+mod learn;
+mod learn_steps;
 mod mapping;
 mod overview;
 mod panels;
@@ -112,6 +117,9 @@ fn App() -> impl IntoView {
             <ViewNav/>
             {move || match store.view.get() {
                 View::Audit => view! { <Overview/><Explorer/> }.into_any(),
+                View::Learn => view! { <learn::Learn/> }.into_any(),
+                View::TruthLab => view! { <lab_truth::TruthLab/> }.into_any(),
+                View::BeyondLab => view! { <lab_beyond::BeyondLab/> }.into_any(),
             }}
         </main>
         <footer>

@@ -9,16 +9,25 @@ use serde_json::{Map, Value};
 pub enum View {
     /// The overview and the reliability explorer.
     Audit,
+    /// The guided tour of calibration.
+    Learn,
+    /// The truthfulness lab (seed 000).
+    TruthLab,
+    /// The beyond-ECE lab (seed 002).
+    BeyondLab,
 }
 
 impl View {
     /// Every view, in the navigation's order.
-    pub const ALL: &'static [View] = &[View::Audit];
+    pub const ALL: &'static [View] = &[View::Audit, View::Learn, View::TruthLab, View::BeyondLab];
 
     /// Its id in the page (`tab-<id>`) and in links.
     pub fn id(self) -> &'static str {
         match self {
             View::Audit => "audit",
+            View::Learn => "learn",
+            View::TruthLab => "truth-lab",
+            View::BeyondLab => "beyond-lab",
         }
     }
 
@@ -26,7 +35,16 @@ impl View {
     pub fn title(self) -> &'static str {
         match self {
             View::Audit => "Audit",
+            View::Learn => "Learn",
+            View::TruthLab => "Truthfulness lab",
+            View::BeyondLab => "Beyond-ECE lab",
         }
+    }
+
+    /// The view whose [`id`](Self::id) is `id`, if this build has it (links by id
+    /// string, e.g. the tour's "recalibrate" and "flips").
+    pub fn from_id(id: &str) -> Option<View> {
+        View::ALL.iter().copied().find(|v| v.id() == id)
     }
 }
 
