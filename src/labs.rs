@@ -296,9 +296,14 @@ pub fn run(
                 ("coarse", Strategy::Coarse(*grid)),
             ];
             let list: Vec<Strategy> = strategies.iter().map(|s| s.1).collect();
-            let sims = lab::simulate_truth(p_star, &list, *n, binning, *m, *reps, *seed, |r| {
-                progress(r, *reps)
-            })?;
+            let design = lab::Design {
+                n: *n,
+                binning,
+                m: *m,
+                reps: *reps,
+                seed: *seed,
+            };
+            let sims = lab::simulate_truth(p_star, &list, design, |r| progress(r, *reps))?;
             let share = lab::tied_bin_share(binning, *n, *m);
             let rows = strategies
                 .iter()

@@ -221,3 +221,37 @@ fn forecaster_dial_and_temperature() {
     assert!((refinement.unwrap() - brier.unwrap()).abs() < 1e-12);
     assert!(ece_reps.is_some());
 }
+
+#[test]
+fn lab_messages_round_trip() {
+    use crate::proto::{FromWorker, ToWorker};
+    let to = ToWorker::Lab {
+        id: 4,
+        request: LabRequest::Interval {
+            successes: 7,
+            n: 7,
+            alpha: 0.1,
+        },
+    };
+    let text = serde_json::to_string(&to).unwrap();
+    assert_eq!(serde_json::from_str::<ToWorker>(&text).unwrap(), to);
+    let answer = run_ok(&LabRequest::Counterexample {
+        n: 20,
+        lambda: 2.0,
+        p: 0.5,
+        m: 10,
+    });
+    for from in [
+        FromWorker::LabResult { id: 4, answer },
+        FromWorker::LabProgress {
+            id: 4,
+            done: 3,
+            total: 9,
+        },
+    ] {
+        assert_eq!(
+            serde_json::from_str::<FromWorker>(&from.to_json()).unwrap(),
+            from
+        );
+    }
+}

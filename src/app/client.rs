@@ -43,7 +43,7 @@ struct Client {
 pub enum LabEvent {
     /// `done` of `total` repetitions.
     Progress(usize, usize),
-    Done(LabAnswer),
+    Done(Box<LabAnswer>),
     Failed(String),
 }
 
@@ -392,7 +392,7 @@ fn handle(msg: FromWorker) {
         FromWorker::LabResult { id, answer } => {
             done(id);
             if let Some(h) = lab_handler(id, true) {
-                h(LabEvent::Done(answer));
+                h(LabEvent::Done(Box::new(answer)));
             }
         }
         FromWorker::Cancelled { id } => {

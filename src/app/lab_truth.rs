@@ -197,7 +197,7 @@ fn exact_conditioning() -> impl IntoView {
             },
             Axis {
                 lo: 0.001,
-                hi: 1.0,
+                hi: 10.0,
                 log: true,
             },
             ("n (log scale)", "expected ECE (log scale)"),

@@ -9,7 +9,9 @@ use leptos::prelude::*;
 use super::client::{self, LabEvent};
 use super::widgets::num_view;
 
-/// A lab request in flight and its latest answer (older answers are dropped).
+/// A lab request in flight and its latest answer. While one request runs, newer ones
+/// wait and only the newest is sent when it finishes (the worker computes
+/// synchronously, so a dragged slider must not queue a backlog there).
 #[derive(Clone, Copy)]
 pub struct Call {
     pub answer: RwSignal<Option<LabAnswer>>,
@@ -18,6 +20,8 @@ pub struct Call {
     /// Milliseconds from sending to the answer, measured on the page.
     pub elapsed: RwSignal<Option<f64>>,
     latest: StoredValue<u64>,
+    busy: StoredValue<bool>,
+    queued: StoredValue<Option<LabRequest>>,
 }
 
 fn now() -> f64 {
@@ -32,18 +36,34 @@ impl Call {
             progress: RwSignal::new(None),
             elapsed: RwSignal::new(None),
             latest: StoredValue::new(0),
+            busy: StoredValue::new(false),
+            queued: StoredValue::new(None),
         }
     }
 
-    /// Sends `request`; only the answer of the latest send is kept.
+    /// Sends `request` (or queues it behind the one in flight, replacing any
+    /// request queued before it).
     pub fn send(self, request: LabRequest) {
+        if self.busy.get_value() {
+            self.queued.set_value(Some(request));
+            return;
+        }
+        self.busy.set_value(true);
         let gen = self.latest.get_value() + 1;
         self.latest.set_value(gen);
         let started = now();
         self.progress.set(None);
         client::lab(request, move |ev| {
-            if self.latest.get_value() != gen {
+            // a view switched away has disposed of this call: drop the answer
+            if self.latest.try_get_value() != Some(gen) {
                 return;
+            }
+            if !matches!(ev, LabEvent::Progress(..)) {
+                self.busy.set_value(false);
+                if let Some(next) = self.queued.try_update_value(|q| q.take()).flatten() {
+                    self.send(next);
+                    return;
+                }
             }
             match ev {
                 LabEvent::Progress(done, total) => self.progress.set(Some((done, total))),
@@ -51,7 +71,7 @@ impl Call {
                     self.progress.set(None);
                     self.error.set(None);
                     self.elapsed.set(Some(now() - started));
-                    self.answer.set(Some(answer));
+                    self.answer.set(Some(*answer));
                 }
                 LabEvent::Failed(message) => {
                     self.progress.set(None);
@@ -170,10 +190,13 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;")
 }
 
+/// One line of a chart: CSS class, legend, points.
+pub type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
 /// A line chart of `series` (`(css class, legend, points)`), axes `x`, `y`, with
 /// `ticks` labelled on each axis. Returns SVG markup.
 pub fn lines(
-    series: &[(&str, &str, Vec<(f64, f64)>)],
+    series: &[Series],
     x: Axis,
     y: Axis,
     labels: (&str, &str),
@@ -236,8 +259,8 @@ pub fn lines(
         let ly = 20.0 + 16.0 * i as f64;
         s += &format!(
             "<path class='series {class}' d='M{} {ly} h18'/><text class='tick' x='{}' y='{}'>{}</text>",
-            CW - 170.0,
-            CW - 148.0,
+            PAD + 10.0,
+            PAD + 32.0,
             ly + 4.0,
             esc(legend)
         );

@@ -141,3 +141,22 @@ test('the Learn tour can be walked with the keyboard', async () => {
     assert.equal(await page.getAttribute('#tab-audit', 'aria-selected'), 'true');
   });
 });
+
+test('leaving a lab while it computes is harmless', async () => {
+  await withApp(async ({ page }) => {
+    await openView(page, 'truth-lab');
+    await page.fill('#truth-n', '10000');
+    await page.dispatchEvent('#truth-n', 'change');
+    // a long simulation, then several quick changes (they wait, the newest is sent)
+    await page.fill('#truth-reps', '3000');
+    await page.dispatchEvent('#truth-reps', 'change');
+    for (const m of ['5', '6', '7']) {
+      await page.fill('#truth-m', m);
+      await page.dispatchEvent('#truth-m', 'change');
+    }
+    await page.click('#tab-audit');
+    await idle(page);
+    await openView(page, 'truth-lab');
+    assert.ok((await num(page, 'lab.truth.expected.confce.honest')) > 0);
+  });
+});

@@ -184,22 +184,41 @@ pub struct Simulated {
     pub confce_corr: McMean,
 }
 
+/// How [`simulate_truth`] samples: `reps` data sets of `n` samples, binned with `m`
+/// bins of `binning`, from the stream seeded with `seed`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Design {
+    /// Samples per data set.
+    pub n: usize,
+    /// The binning of ConfCE.
+    pub binning: Binning,
+    /// Its bin count.
+    pub m: usize,
+    /// Number of data sets.
+    pub reps: usize,
+    /// Seed of the SplitMix64 stream.
+    pub seed: u64,
+}
+
 /// Simulates the lab's world `reps` times with `n` samples (seeded), and computes each
 /// strategy's ConfCE (the core's binned LinCE of the confidence reading) and
 /// ConfCE^corr ([`crate::truthful::confce_corrected`]). All strategies see the same
 /// draws (common random numbers). Per sample: a uniformly random order of `p*`'s
 /// classes (Fisher-Yates), then the label from the reordered `p*`. `progress(r)` is
-/// called after each repetition.
+/// called after each repetition. Errors on a bad `p*` or strategy, or a zero size.
 pub fn simulate_truth(
     p_star: &[f64],
     strategies: &[Strategy],
-    n: usize,
-    binning: Binning,
-    m: usize,
-    reps: usize,
-    seed: u64,
+    design: Design,
     mut progress: impl FnMut(usize),
 ) -> Result<Vec<Simulated>, String> {
+    let Design {
+        n,
+        binning,
+        m,
+        reps,
+        seed,
+    } = design;
     let reports = strategies
         .iter()
         .map(|&s| top_report(p_star, s))

@@ -1,5 +1,15 @@
 use super::*;
 
+fn design(n: usize, binning: Binning, m: usize, reps: usize, seed: u64) -> Design {
+    Design {
+        n,
+        binning,
+        m,
+        reps,
+        seed,
+    }
+}
+
 const P: [f64; 3] = [0.5, 1.0 / 3.0, 1.0 / 6.0];
 
 /// `|got - want| <= 4 se` (plus a hair for se = 0).
@@ -61,8 +71,10 @@ fn analytic_expectations_match_simulation() {
     ];
     for (binning, n, m) in [(Binning::Width, 50, 10), (Binning::Mass, 60, 7)] {
         let mut calls = 0;
-        let sims =
-            simulate_truth(&P, &strategies, n, binning, m, 4000, 11, |_| calls += 1).unwrap();
+        let sims = simulate_truth(&P, &strategies, design(n, binning, m, 4000, 11), |_| {
+            calls += 1
+        })
+        .unwrap();
         assert_eq!(calls, 4000);
         let share = tied_bin_share(binning, n, m);
         for (s, sim) in strategies.iter().zip(&sims) {
@@ -80,11 +92,7 @@ fn analytic_expectations_match_simulation() {
     let sims = simulate_truth(
         &p4,
         &[Strategy::Honest, Strategy::Uniform],
-        30,
-        Binning::Width,
-        1,
-        4000,
-        5,
+        design(30, Binning::Width, 1, 4000, 5),
         |_| {},
     )
     .unwrap();
@@ -93,7 +101,7 @@ fn analytic_expectations_match_simulation() {
         within(sim.confce, e.confce, "k=4 ConfCE");
         within(sim.confce_corr, e.confce_corr, "k=4 corr");
     }
-    assert!(simulate_truth(&P, &strategies, 0, Binning::Width, 1, 10, 1, |_| {}).is_err());
+    assert!(simulate_truth(&P, &strategies, design(0, Binning::Width, 1, 10, 1), |_| {}).is_err());
 }
 
 #[test]
