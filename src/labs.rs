@@ -60,6 +60,13 @@ pub enum LabRequest {
         reps: usize,
         seed: u64,
     },
+    /// The summary for every distribution of one mode (Table 5's layout).
+    RepeatTable {
+        mode: String,
+        n: usize,
+        reps: usize,
+        seed: u64,
+    },
     /// ECE < 1/N and CSR > Λ.
     Counterexample {
         n: usize,
@@ -169,6 +176,39 @@ pub struct Summary5 {
     pub p_risk: Mc,
 }
 
+/// One distribution of [`LabAnswer::RepeatTable`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// The distribution's id.
+    pub dist: String,
+    pub summary: Summary5,
+    /// Table 5's row, when the paper prints one (Perfect, N = 100 or 10,000).
+    pub paper: Option<[f64; 8]>,
+}
+
+impl From<lab::CellSummary> for Summary5 {
+    fn from(s: lab::CellSummary) -> Summary5 {
+        Summary5 {
+            reps: s.reps,
+            acc: s.acc.into(),
+            cwa: s.cwa.into(),
+            gain: s.gain.into(),
+            csr: s.csr.into(),
+            sigma_csr: s.sigma_csr.into(),
+            beyond_1sigma: s.beyond_1sigma,
+            beyond_3sigma: s.beyond_3sigma,
+            p_risk: s.p_risk.into(),
+        }
+    }
+}
+
+/// The paper's row of `(d, mode, n)` (Perfect only).
+fn paper_of(d: Distribution, mode: Mode, n: usize) -> Option<[f64; 8]> {
+    (mode == Mode::Perfect)
+        .then(|| lab::paper_row(d, n).map(|r| r.values))
+        .flatten()
+}
+
 /// The fitted temperature and the invariance checks of the tour.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TempFit {
@@ -209,6 +249,10 @@ pub enum LabAnswer {
         summary: Summary5,
         /// Table 5's Perfect row for this cell, when the paper prints one.
         paper: Option<[f64; 8]>,
+    },
+    RepeatTable {
+        /// One row per distribution, in the contract's order.
+        rows: Vec<TableRow>,
     },
     Counterexample {
         n: usize,
@@ -378,21 +422,31 @@ pub fn run(
             let s = lab::cell_summary(d, md, *n, *reps, *seed, |r| progress(r, *reps))
                 .ok_or("N and the repetitions must be at least 1")?;
             Ok(LabAnswer::Repeat {
-                summary: Summary5 {
-                    reps: s.reps,
-                    acc: s.acc.into(),
-                    cwa: s.cwa.into(),
-                    gain: s.gain.into(),
-                    csr: s.csr.into(),
-                    sigma_csr: s.sigma_csr.into(),
-                    beyond_1sigma: s.beyond_1sigma,
-                    beyond_3sigma: s.beyond_3sigma,
-                    p_risk: s.p_risk.into(),
-                },
-                paper: (md == Mode::Perfect)
-                    .then(|| lab::paper_row(d, *n).map(|r| r.values))
-                    .flatten(),
+                summary: s.into(),
+                paper: paper_of(d, md, *n),
             })
+        }
+        LabRequest::RepeatTable {
+            mode,
+            n,
+            reps,
+            seed,
+        } => {
+            check_size(*n, 1, reps.saturating_mul(Distribution::ALL.len()))?;
+            let (_, md) = cell_of("uniform", mode)?;
+            let total = reps * Distribution::ALL.len();
+            let mut rows = Vec::with_capacity(Distribution::ALL.len());
+            for (i, d) in Distribution::ALL.into_iter().enumerate() {
+                let s =
+                    lab::cell_summary(d, md, *n, *reps, *seed, |r| progress(i * reps + r, total))
+                        .ok_or("N and the repetitions must be at least 1")?;
+                rows.push(TableRow {
+                    dist: d.name().to_string(),
+                    summary: s.into(),
+                    paper: paper_of(d, md, *n),
+                });
+            }
+            Ok(LabAnswer::RepeatTable { rows })
         }
         LabRequest::Counterexample { n, lambda, p, m } => {
             check_size(*n, *m, 1)?;

@@ -255,3 +255,29 @@ fn lab_messages_round_trip() {
         );
     }
 }
+
+#[test]
+fn table_for_every_distribution() {
+    let LabAnswer::RepeatTable { rows } = run_ok(&LabRequest::RepeatTable {
+        mode: "perfect".into(),
+        n: 100,
+        reps: 20,
+        seed: 1,
+    }) else {
+        panic!()
+    };
+    assert_eq!(rows.len(), 10);
+    assert!(rows
+        .iter()
+        .all(|r| r.paper.is_some() && r.summary.reps == 20));
+    // under perfect calibration cwA exceeds accuracy in every distribution (Table 5)
+    assert!(rows.iter().all(|r| r.summary.cwa.mean > r.summary.acc.mean));
+    let mut p = |_, _| {};
+    let bad = LabRequest::RepeatTable {
+        mode: "nope".into(),
+        n: 100,
+        reps: 2,
+        seed: 1,
+    };
+    assert!(run(&bad, &mut p).is_err());
+}

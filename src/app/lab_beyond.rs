@@ -7,6 +7,8 @@
 //! `lab.beyond.repeat.<acc|cwa|gain|csr|sigma_csr|p_risk>.mean|se`,
 //! `lab.beyond.repeat.<beyond_1sigma|beyond_3sigma|reps|ms>`,
 //! `lab.beyond.paper.<acc|cwa|gain|csr|sigma_csr|beyond_1sigma|beyond_3sigma|p_risk>`,
+//! `lab.beyond.table.<dist>.<key>` and `lab.beyond.table.<dist>.paper.<key>` (the
+//! ten-distribution table: means and the paper's values, keys as in `paper`),
 //! `lab.beyond.counter.<ece|one_over_n|csr|sigma_csr|p_risk|cwa|delta|flat>`.
 
 use calibscope_app::labs::{LabAnswer, LabRequest, Risk};
@@ -147,6 +149,68 @@ fn repeat_view(call: Call) -> impl IntoView {
     }
 }
 
+/// The columns of Table 5: `(key, header)`.
+const COLUMNS: [(&str, &str); 8] = [
+    ("acc", "Acc"),
+    ("cwa", "cwA"),
+    ("gain", "gain"),
+    ("csr", "CSR"),
+    ("sigma_csr", "σ_CSR"),
+    ("beyond_1sigma", ">1σ"),
+    ("beyond_3sigma", ">3σ"),
+    ("p_risk", "P_risk"),
+];
+
+fn table_view(call: Call) -> impl IntoView {
+    move || {
+        let Some(LabAnswer::RepeatTable { rows }) = call.answer.get() else {
+            return ().into_any();
+        };
+        let reps = rows.first().map_or(0, |r| r.summary.reps);
+        let body = rows
+            .iter()
+            .map(|r| {
+                let d = r.dist.clone();
+                let title = DISTS.iter().find(|x| x.0 == d).map_or("", |x| x.1);
+                let s = r.summary;
+                let ours = [
+                    s.acc.mean,
+                    s.cwa.mean,
+                    s.gain.mean,
+                    s.csr.mean,
+                    s.sigma_csr.mean,
+                    s.beyond_1sigma,
+                    s.beyond_3sigma,
+                    s.p_risk.mean,
+                ];
+                let cells = COLUMNS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (key, _))| {
+                        let paper = r.paper.map(|p| {
+                            view! { <br/><span class="paper">"paper " {num(format!("lab.beyond.table.{d}.paper.{key}"), Some(p[i]))}</span> }
+                        });
+                        view! { <td>{num(format!("lab.beyond.table.{d}.{key}"), Some(ours[i]))}{paper}</td> }
+                    })
+                    .collect_view();
+                view! { <tr><th scope="row">{title}</th>{cells}</tr> }
+            })
+            .collect_view();
+        let head = COLUMNS
+            .iter()
+            .map(|(_, h)| view! { <th scope="col">{*h}</th> })
+            .collect_view();
+        view! {
+            <div class="scroll"><table class="lab-table" id="table5">
+                <caption>{format!("Means over {reps} repetitions per distribution; >1σ and >3σ are the shares of runs with CSR above 1 + σ and 1 + 3σ.")}</caption>
+                <thead><tr><th scope="col">"distribution"</th>{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table></div>
+        }
+        .into_any()
+    }
+}
+
 pub(super) fn counterexample() -> impl IntoView {
     let n = RwSignal::new(1000.0);
     let lambda = RwSignal::new(10.0);
@@ -226,6 +290,15 @@ pub fn BeyondLab() -> impl IntoView {
         seed: seed.get() as u64,
     });
     let repeat = Call::new();
+    let table = Call::new();
+    let start_table = move |_| {
+        table.send(LabRequest::RepeatTable {
+            mode: mode.get_untracked(),
+            n: n.get_untracked() as usize,
+            reps: reps.get_untracked() as usize,
+            seed: seed.get_untracked() as u64,
+        })
+    };
     let start = move |_| {
         repeat.send(LabRequest::Repeat {
             dist: dist.get_untracked(),
@@ -257,9 +330,12 @@ pub fn BeyondLab() -> impl IntoView {
             <div class="controls">
                 {number("beyond-reps", "repetitions R ", reps, 1.0, 1000.0, 1.0)}
                 <button type="button" id="beyond-repeat" on:click=start>"Repeat R times"</button>
+                <button type="button" id="beyond-table" on:click=start_table>"Repeat for all ten distributions"</button>
             </div>
             {repeat.status("repetitions")}
             {repeat_view(repeat)}
+            {table.status("repetitions")}
+            {table_view(table)}
         </section>
         {counterexample()}
     }

@@ -116,6 +116,19 @@ pub(super) fn truth_table(call: Call) -> impl IntoView {
         let best_plain = best(|r| r.expected_confce);
         let best_corr = best(|r| r.expected_confce_corr);
         let (attr_plain, attr_corr) = (best_plain.clone(), best_corr.clone());
+        // the source's comparison: honest against uniform
+        let pick = |f: fn(&calibscope_app::labs::TruthRow) -> f64| {
+            let by = |k: &str| rows.iter().find(|r| r.key == k).map(f).unwrap_or(f64::NAN);
+            if by("uniform") < by("honest") {
+                "the uniform report"
+            } else {
+                "the honest report"
+            }
+        };
+        let (pair_plain, pair_corr) = (
+            pick(|r| r.expected_confce),
+            pick(|r| r.expected_confce_corr),
+        );
         let body = rows
             .iter()
             .map(|r| {
@@ -146,6 +159,9 @@ pub(super) fn truth_table(call: Call) -> impl IntoView {
                     <tbody>{body}</tbody>
                 </table>
             </div>
+            <p class="verdict" id="truth-pair">"Honest against uniform: ConfCE expects less from "
+                <strong data-prefers="confce">{pair_plain}</strong>"; ConfCE^corr expects less from "
+                <strong data-prefers="confce_corr">{pair_corr}</strong>"."</p>
             <p class="verdict" data-best-confce=attr_plain data-best-confce-corr=attr_corr>
                 "Lowest expected ConfCE: " <strong>{best_plain}</strong>
                 ". Lowest expected ConfCE^corr: " <strong>{best_corr}</strong>
@@ -246,7 +262,7 @@ fn exact_conditioning() -> impl IntoView {
 pub fn TruthLab() -> impl IntoView {
     let p = RwSignal::new([0.5, 1.0 / 3.0, 1.0 / 6.0]);
     let temperature = RwSignal::new(0.5);
-    let grid = RwSignal::new(4.0);
+    let grid = RwSignal::new(3.0);
     let n = RwSignal::new(100.0);
     let m = RwSignal::new(10.0);
     let reps = RwSignal::new(2000.0);

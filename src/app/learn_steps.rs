@@ -48,7 +48,7 @@ pub fn truthfulness() -> impl IntoView {
     let call = Call::new().auto(|| LabRequest::Truth {
         p_star: vec![0.5, 1.0 / 3.0, 1.0 / 6.0],
         temperature: 0.5,
-        grid: 4,
+        grid: 3,
         n: 100,
         m: 10,
         binning: "width".into(),

@@ -42,6 +42,8 @@ test('truthfulness lab: uncorrected ConfCE rewards the uniform report, ConfCE^co
     const uniformCorr = await e('confce_corr.uniform');
     assert.ok(honest > uniform, `E[ConfCE]: honest ${honest} > uniform ${uniform}`);
     assert.ok(honestCorr < uniformCorr, `E[ConfCE^corr]: honest ${honestCorr} < uniform ${uniformCorr}`);
+    assert.equal(await page.textContent('[data-prefers="confce"]'), 'the uniform report');
+    assert.equal(await page.textContent('[data-prefers="confce_corr"]'), 'the honest report');
     // the source's variance terms at n = 100: q(1-q)/n and (1-q²)/n
     assert.ok(Math.abs(honest - 0.25 / 100) < 1e-12);
     assert.ok(Math.abs(uniformCorr - (8 / 9) / 100) < 1e-12);
@@ -98,6 +100,17 @@ test('beyond-ECE lab: Perfect/Uniform at N = 10,000 over 100 repetitions', async
     const ms = await num(page, 'lab.beyond.repeat.ms');
     console.log(`# repeat 100 x N=10000 (uniform/perfect): ${ms.toFixed(0)} ms`);
     assert.ok(ms <= 2000, `100 repetitions at N = 10,000 took ${ms} ms`);
+    // the ten distributions in Table 5's layout, beside the paper's rows
+    await page.click('#beyond-table');
+    await idle(page);
+    assert.equal(await page.$$eval('#table5 tbody tr', (r) => r.length), 10);
+    for (const d of ['uniform', 'skew_high', 'bimodal', 'bell']) {
+      const acc = await num(page, `lab.beyond.table.${d}.acc`);
+      const cwa = await num(page, `lab.beyond.table.${d}.cwa`);
+      const paperAcc = await num(page, `lab.beyond.table.${d}.paper.acc`);
+      assert.ok(cwa > acc, `${d}: cwA ${cwa} > Acc ${acc} under perfect calibration`);
+      assert.ok(Math.abs(acc - paperAcc) < 0.02, `${d}: Acc ${acc} vs the paper's ${paperAcc}`);
+    }
     // counterexample: ECE < 1/N and CSR > Λ
     const ece = await num(page, 'lab.beyond.counter.ece');
     const oneOverN = await num(page, 'lab.beyond.counter.one_over_n');
