@@ -38,9 +38,11 @@ pub enum LabRequest {
         reps: usize,
         seed: u64,
     },
-    /// The exact-conditioning example at each `n` of `ns`.
+    /// The exact-conditioning example at each `n` of `ns` (and the truthful
+    /// forecaster binned with `m` equal-width bins).
     ExactConditioning {
         ns: Vec<usize>,
+        m: usize,
         reps: usize,
         seed: u64,
     },
@@ -125,6 +127,8 @@ pub struct EcPoint {
     pub constant: f64,
     pub sim_truthful: Mc,
     pub sim_constant: Mc,
+    /// The truthful forecaster with `m` equal-width bins (simulated).
+    pub sim_binned: Mc,
 }
 
 /// CSR, σ, P_risk, cwA, gain and accuracy (`None`: undefined).
@@ -372,12 +376,12 @@ pub fn run(
                 reps: *reps,
             })
         }
-        LabRequest::ExactConditioning { ns, reps, seed } => {
+        LabRequest::ExactConditioning { ns, m, reps, seed } => {
             if ns.is_empty() || ns.len() > 40 {
                 return Err("give 1 to 40 sample sizes".into());
             }
             let total: usize = ns.iter().sum();
-            check_size(*ns.iter().max().unwrap_or(&0), 1, 1)?;
+            check_size(*ns.iter().max().unwrap_or(&0), *m, 1)?;
             if ns.contains(&0) || total.saturating_mul(*reps) > MAX_WORK || *reps == 0 {
                 return Err("sample sizes and repetitions must be positive and small".into());
             }
@@ -385,15 +389,16 @@ pub fn run(
             for (i, &n) in ns.iter().enumerate() {
                 let (truthful, constant) =
                     lab::exact_conditioning(n).ok_or("n must be at least 1")?;
-                let (st, sc) =
-                    lab::simulate_exact_conditioning(n, *reps, seed.wrapping_add(i as u64))
+                let sim =
+                    lab::simulate_exact_conditioning(n, *m, *reps, seed.wrapping_add(i as u64))
                         .ok_or("n must be at least 1")?;
                 points.push(EcPoint {
                     n,
                     truthful,
                     constant,
-                    sim_truthful: st.into(),
-                    sim_constant: sc.into(),
+                    sim_truthful: sim.truthful.into(),
+                    sim_constant: sim.constant.into(),
+                    sim_binned: sim.binned.into(),
                 });
                 progress(i + 1, ns.len());
             }

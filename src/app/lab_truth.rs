@@ -6,7 +6,7 @@
 //! `lab.truth.expected.confce.<strategy>`, `lab.truth.expected.confce_corr.<strategy>`,
 //! `lab.truth.sim.confce.<strategy>.mean|se`, `lab.truth.sim.confce_corr.<strategy>.mean|se`
 //! (strategies `honest`, `uniform`, `temperature`, `coarse`), `lab.truth.share`,
-//! `lab.truth.exact.<truthful|constant>.<n>` and `lab.truth.exact.sim.<truthful|constant>.<n>.mean|se`.
+//! `lab.truth.exact.<truthful|constant>.<n>` and `lab.truth.exact.sim.<truthful|constant|binned>.<n>.mean|se`.
 
 use calibscope_app::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
@@ -176,8 +176,10 @@ const EXPECTATION_MATH: &str = r#"<math display="block"><mrow><mi mathvariant="n
 
 fn exact_conditioning() -> impl IntoView {
     const NS: [usize; 7] = [10, 30, 100, 300, 1000, 3000, 10_000];
-    let call = Call::new().auto(|| LabRequest::ExactConditioning {
+    let m = RwSignal::new(15.0);
+    let call = Call::new().auto(move || LabRequest::ExactConditioning {
         ns: NS.to_vec(),
+        m: m.get() as usize,
         reps: 200,
         seed: 7,
     });
@@ -198,6 +200,11 @@ fn exact_conditioning() -> impl IntoView {
                     "a dots",
                     "truthful (simulated)",
                     pick(|p| p.sim_truthful.mean),
+                ),
+                (
+                    "c dots",
+                    "truthful, m bins (simulated)",
+                    pick(|p| p.sim_binned.mean),
                 ),
                 ("b", "constant (exact)", pick(|p| p.constant)),
                 (
@@ -234,6 +241,7 @@ fn exact_conditioning() -> impl IntoView {
                     <td>{mc(&format!("lab.truth.exact.sim.truthful.{n}"), p.sim_truthful.mean, p.sim_truthful.se)}</td>
                     <td>{num(format!("lab.truth.exact.constant.{n}"), Some(p.constant))}</td>
                     <td>{mc(&format!("lab.truth.exact.sim.constant.{n}"), p.sim_constant.mean, p.sim_constant.se)}</td>
+                    <td>{mc(&format!("lab.truth.exact.sim.binned.{n}"), p.sim_binned.mean, p.sim_binned.se)}</td>
                 </tr> }
             })
             .collect_view()
@@ -246,12 +254,16 @@ fn exact_conditioning() -> impl IntoView {
                 Condition exactly on the forecast (one bin per distinct value). The truthful forecaster \
                 reports p: every bin holds one sample, so its ECE is the mean of |p − y|, about 1/3 \
                 however large n is. The constant forecaster reports the base rate 1/2: one bin, and \
-                its ECE |ȳ − 1/2| shrinks like 1/√(2πn). The metric prefers the useless forecaster."</p>
+                its ECE |ȳ − 1/2| shrinks like 1/√(2πn). The metric prefers the useless forecaster. \
+                Binning softens this without removing it: with m equal-width bins the honest forecaster's \
+                noise falls like √(m/n), still far above the constant's."</p>
+            {number("exact-m", "bins m for the binned curve ", m, 1.0, 100.0, 1.0)}
             {call.status("simulating")}
             {chart(svg)}
             <div class="scroll"><table class="lab-table" id="exact-table">
                 <thead><tr><th scope="col">"n"</th><th scope="col">"truthful, exact"</th><th scope="col">"simulated (200 runs)"</th>
-                    <th scope="col">"constant, exact"</th><th scope="col">"simulated"</th></tr></thead>
+                    <th scope="col">"constant, exact"</th><th scope="col">"simulated"</th>
+                    <th scope="col">"truthful, m bins (simulated)"</th></tr></thead>
                 <tbody>{table}</tbody>
             </table></div>
         </section>

@@ -69,6 +69,8 @@ test('truthfulness lab: uncorrected ConfCE rewards the uniform report, ConfCE^co
     const c10k = await num(page, 'lab.truth.exact.constant.10000');
     assert.ok(Math.abs(t10 - 1 / 3) < 1e-12);
     assert.ok(c10k < c10 / 20 && c10k < 0.005, `constant: ${c10} -> ${c10k}`);
+    const b10k = await num(page, 'lab.truth.exact.sim.binned.10000.mean');
+    assert.ok(b10k < t10 && b10k > c10k, `binned truthful ${b10k} lies between`);
     await shot(page, 'truth-lab');
   });
 });

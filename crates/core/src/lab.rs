@@ -313,16 +313,27 @@ pub fn exact_conditioning(n: usize) -> Option<(f64, f64)> {
     Some((1.0 / 3.0, total.value()))
 }
 
-/// Simulated ECEs of the exact-conditioning example (see [`exact_conditioning`]): the
-/// truthful forecaster's ECE with `n` equal-mass bins (one sample per bin, which is
-/// exact conditioning for distinct forecasts) and the constant forecaster's with one
-/// bin; each over `reps` repetitions.
-pub fn simulate_exact_conditioning(n: usize, reps: usize, seed: u64) -> Option<(McMean, McMean)> {
-    if n == 0 || reps == 0 {
+/// Simulated ECEs of the exact-conditioning example (see [`exact_conditioning`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExactSim {
+    /// The truthful forecaster with `n` equal-mass bins: one sample per bin, which is
+    /// exact conditioning for distinct forecasts.
+    pub truthful: McMean,
+    /// The constant forecaster (one bin).
+    pub constant: McMean,
+    /// The truthful forecaster with `m` equal-width bins: the noise it pays falls
+    /// like `sqrt(m/n)` instead of staying O(1).
+    pub binned: McMean,
+}
+
+/// Simulates the exact-conditioning example `reps` times with `n` samples (see
+/// [`ExactSim`]). `None` when `n`, `m` or `reps` is 0.
+pub fn simulate_exact_conditioning(n: usize, m: usize, reps: usize, seed: u64) -> Option<ExactSim> {
+    if n == 0 || m == 0 || reps == 0 {
         return None;
     }
     let mut rng = SplitMix64::new(seed);
-    let (mut truthful, mut constant) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let mut cols: [Vec<f64>; 3] = Default::default();
     let mut p = vec![0.0; n];
     let mut y = vec![false; n];
     for _ in 0..reps {
@@ -331,11 +342,16 @@ pub fn simulate_exact_conditioning(n: usize, reps: usize, seed: u64) -> Option<(
             y[i] = rng.next_f64() < p[i];
         }
         let sorted = SortedReading::from_parts(&p, &y);
-        truthful.push(sorted.metrics(Binning::Mass, n).ece?);
+        cols[0].push(sorted.metrics(Binning::Mass, n).ece?);
         let flat = SortedReading::from_sorted(vec![0.5; n], &y);
-        constant.push(flat.metrics(Binning::Width, 1).ece?);
+        cols[1].push(flat.metrics(Binning::Width, 1).ece?);
+        cols[2].push(sorted.metrics(Binning::Width, m).ece?);
     }
-    Some((mc_mean(&truthful)?, mc_mean(&constant)?))
+    Some(ExactSim {
+        truthful: mc_mean(&cols[0])?,
+        constant: mc_mean(&cols[1])?,
+        binned: mc_mean(&cols[2])?,
+    })
 }
 
 /// The Table 5 style summary of one generator cell over repetitions (seed 002).

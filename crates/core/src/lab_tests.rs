@@ -118,11 +118,18 @@ fn exact_conditioning_rates() {
     }
     for n in [5usize, 200] {
         let (t, c) = exact_conditioning(n).unwrap();
-        let (st, sc) = simulate_exact_conditioning(n, 3000, 9).unwrap();
-        within(st, t, "truthful ECE");
-        within(sc, c, "constant ECE");
+        let sim = simulate_exact_conditioning(n, 10, 3000, 9).unwrap();
+        within(sim.truthful, t, "truthful ECE");
+        within(sim.constant, c, "constant ECE");
     }
     assert!(exact_conditioning(0).is_none());
+    // binning the truthful forecaster: between the two, falling like sqrt(m/n)
+    let small = simulate_exact_conditioning(1000, 10, 200, 3).unwrap();
+    let large = simulate_exact_conditioning(16_000, 10, 200, 3).unwrap();
+    assert!(small.binned.mean < small.truthful.mean && small.binned.mean > small.constant.mean);
+    let ratio = small.binned.mean / large.binned.mean;
+    assert!((ratio - 4.0).abs() < 0.6, "sqrt(16) = 4, got {ratio}");
+    assert!(simulate_exact_conditioning(10, 0, 5, 1).is_none());
 }
 
 #[test]
