@@ -308,7 +308,7 @@ pub fn TruthLab() -> impl IntoView {
                     {choice("truth-binning", "binning ", vec![("width", "equal-width"), ("mass", "equal-mass")], binning)}
                 </div>
             </div>
-            <div inner_html=EXPECTATION_MATH></div>
+            <div class="math" inner_html=EXPECTATION_MATH></div>
             <p class="detail">"All samples report the same c, so one equal-width bin holds them all; \
                 equal-mass bins split the tie by row order. The bias term needs c = q; the noise term \
                 q(1 − q) is largest at q = 1/2, so an honest forecaster with top probability 1/2 pays \

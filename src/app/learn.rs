@@ -80,14 +80,19 @@ pub fn diagram(rows: &[Row], x_label: &str) -> impl IntoView {
 
 fn step_forecaster() -> impl IntoView {
     let sharpness = RwSignal::new(1.0);
-    let call = Call::new().auto(move || forecaster(2000, 10, sharpness.get(), false, 1));
+    let days = RwSignal::new(100.0);
+    let call =
+        Call::new().auto(move || forecaster(days.get() as usize, 10, sharpness.get(), false, 1));
     view! {
         <p>"A forecaster says \u{201c}70% chance of rain\u{201d}. We cannot check one forecast, but we can \
             count: of all the days it said about 70%, did it rain on about 70%? Below, a simulated forecaster \
             knows the true chance of rain and then bends it with a dial: 1 is honest, above 1 it exaggerates \
-            (overconfident), below 1 it hedges (underconfident). Its reliability diagram sorts 2,000 days into \
-            ten bins by forecast and plots how often it rained in each."</p>
-        {number("learn-sharpness", "dial (1 = honest) ", sharpness, 0.25, 4.0, 0.05)}
+            (overconfident), below 1 it hedges (underconfident). Its reliability diagram sorts the days into \
+            ten bins by forecast and plots how often it rained in each; add days and watch it fill in."</p>
+        <div class="controls">
+            {number("learn-sharpness", "dial (1 = honest) ", sharpness, 0.25, 4.0, 0.05)}
+            {number("learn-days", "days observed ", days, 10.0, 10_000.0, 10.0)}
+        </div>
         {call.status("computing")}
         {move || match call.answer.get() {
             Some(LabAnswer::Forecaster { rows, ece, .. }) => view! {

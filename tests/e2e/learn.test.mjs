@@ -175,3 +175,14 @@ test('leaving a lab while it computes is harmless', async () => {
     assert.ok((await num(page, 'lab.truth.expected.confce.honest')) > 0);
   });
 });
+
+test('the tour and the labs fit a narrow screen in the dark theme', async () => {
+  await withApp(async ({ page }) => {
+    for (const v of ['learn', 'truth-lab', 'beyond-lab']) {
+      await openView(page, v);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 400, `${v}: the page is ${width} px wide on a 400 px screen`);
+    }
+    await shot(page, 'beyond-lab-narrow-dark');
+  }, { viewport: { width: 400, height: 900 }, colorScheme: 'dark' });
+});
