@@ -281,3 +281,25 @@ fn table_for_every_distribution() {
     };
     assert!(run(&bad, &mut p).is_err());
 }
+
+#[test]
+fn one_bin_hides_a_symmetric_miscalibration() {
+    let ece = |m| {
+        let LabAnswer::Forecaster { ece_reps, .. } = run_ok(&LabRequest::Forecaster {
+            n: 2000,
+            m,
+            sharpness: 3.0,
+            base_rate: false,
+            reps: 20,
+            seed: 1,
+        }) else {
+            panic!()
+        };
+        ece_reps.unwrap().mean
+    };
+    let (one, fifteen) = (ece(1), ece(15));
+    assert!(
+        one < 0.02 && fifteen > 0.1,
+        "m = 1: {one}, m = 15: {fifteen}"
+    );
+}

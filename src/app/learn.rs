@@ -192,23 +192,27 @@ const ECE_MATH: &str = r#"<math display="block"><mrow><msub><mi>ECE</mi><mi>m</m
 fn step_noise() -> impl IntoView {
     let n = RwSignal::new(500.0);
     let m = RwSignal::new(15.0);
-    let call =
-        Call::new().auto(move || forecaster(n.get() as usize, m.get() as usize, 1.0, false, 50));
+    let dial = RwSignal::new(1.0);
+    let call = Call::new()
+        .auto(move || forecaster(n.get() as usize, m.get() as usize, dial.get(), false, 50));
     view! {
         <p>"ECE averages the gaps, weighted by the bins' counts. It has two biases. Inside a bin, over- and \
             under-confident cases cancel, which pulls it down. Sampling noise makes every observed frequency \
             miss its true value, and the absolute value turns that noise into a positive error, which pushes it \
             up. Here the forecaster is perfectly calibrated, so the true ECE is 0; the mean over 50 fresh data \
-            sets is not. More bins or fewer samples make it worse."</p>
+            sets is not. More bins or fewer samples make it worse. Now turn the dial to 3 and set m = 1: \
+            the overconfident forecaster scores almost 0, because its errors above and below the middle \
+            cancel inside the single bin."</p>
         {math(ECE_MATH)}
         <div class="controls">
             {number("learn-noise-n", "n ", n, 50.0, 100_000.0, 50.0)}
             {number("learn-noise-m", "bins m ", m, 1.0, 200.0, 1.0)}
+            {number("learn-noise-dial", "dial (1 = calibrated) ", dial, 0.25, 4.0, 0.05)}
         </div>
         {call.status("computing")}
         {move || match call.answer.get() {
             Some(LabAnswer::Forecaster { ece_reps: Some(e), .. }) => view! {
-                <p>"Mean ECE of a perfectly calibrated forecaster: " {mc("learn.noise.ece", e.mean, e.se)}</p>
+                <p>"Mean ECE over 50 data sets: " {mc("learn.noise.ece", e.mean, e.se)}</p>
             }.into_any(),
             _ => ().into_any(),
         }}
