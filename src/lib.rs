@@ -7,6 +7,8 @@
 
 pub mod engine;
 pub mod flips;
+pub mod labs;
+pub mod labs_tour;
 pub mod numfmt;
 pub mod proto;
 pub mod slider;

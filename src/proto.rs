@@ -117,6 +117,12 @@ pub enum ToWorker {
     /// The last recalibration's files for `method`: recalibrated predictions (CSV)
     /// and fitted parameters (JSON).
     RecalExport { id: u64, method: String },
+    /// A computation of the Learn tour or a lab ([`crate::labs`]); answered by
+    /// [`FromWorker::LabProgress`] messages and one [`FromWorker::LabResult`] or error.
+    Lab {
+        id: u64,
+        request: crate::labs::LabRequest,
+    },
 }
 
 /// One reliability table of the Recalibrate view: the evaluation split before
@@ -208,6 +214,23 @@ pub struct Row {
     pub upper: f64,
 }
 
+impl From<calibscope_core::reliability::ReliabilityRow> for Row {
+    fn from(r: calibscope_core::reliability::ReliabilityRow) -> Row {
+        Row {
+            bin: r.bin,
+            n: r.count,
+            conf: r.conf,
+            acc: r.acc,
+            gap: r.gap,
+            successes: r.successes,
+            cp_lower: r.cp_lower,
+            cp_upper: r.cp_upper,
+            lower: r.lower,
+            upper: r.upper,
+        }
+    }
+}
+
 /// A message from the worker (short-lived: serialised at once, so the size
 /// difference of the variants does not matter).
 #[allow(clippy::large_enum_variant)]
@@ -287,6 +310,13 @@ pub enum FromWorker {
         stem: String,
         csv: String,
         params: String,
+    },
+    /// Progress of lab request `id`: `done` of `total` repetitions.
+    LabProgress { id: u64, done: usize, total: usize },
+    /// The answer to [`ToWorker::Lab`].
+    LabResult {
+        id: u64,
+        answer: crate::labs::LabAnswer,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

@@ -4,8 +4,10 @@
 //! `window.calibscopeIdle()` hook.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
+use calibscope_app::labs::{LabAnswer, LabRequest};
 use calibscope_app::proto::{FromWorker, MappingOverride, ToWorker, PROTOCOL};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use leptos::prelude::*;
@@ -37,7 +39,19 @@ struct Client {
     store: Option<Store>,
     /// Other pending work (fetches, frames) for the idle hook.
     busy: usize,
+    /// The pages' handlers of lab requests in flight.
+    labs: HashMap<u64, LabHandler>,
 }
+
+/// What a lab request reports to its page.
+pub enum LabEvent {
+    /// `done` of `total` repetitions.
+    Progress(usize, usize),
+    Done(Box<LabAnswer>),
+    Failed(String),
+}
+
+type LabHandler = Rc<dyn Fn(LabEvent)>;
 
 thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client {
@@ -53,6 +67,7 @@ thread_local! {
         loaded: None,
         store: None,
         busy: 0,
+        labs: HashMap::new(),
     });
 }
 
@@ -118,6 +133,7 @@ fn crashed(message: String) {
         let mut c = c.borrow_mut();
         c.pending.clear();
         c.queue.clear();
+        c.labs.clear();
         c.opening = None;
         c.ready = false;
     });
@@ -279,6 +295,27 @@ pub fn request(build: impl FnOnce(u64) -> ToWorker) -> u64 {
     id
 }
 
+/// Sends a lab request; `on` hears its progress and its answer or error (never the
+/// page's error panel). Returns the request id.
+pub fn lab(request: LabRequest, on: impl Fn(LabEvent) + 'static) -> u64 {
+    let id = next_id();
+    CLIENT.with(|c| c.borrow_mut().labs.insert(id, Rc::new(on)));
+    send(&ToWorker::Lab { id, request }, Array::new());
+    id
+}
+
+/// The handler of lab request `id` (removed when `last`), outside the borrow.
+fn lab_handler(id: u64, last: bool) -> Option<LabHandler> {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if last {
+            c.labs.remove(&id)
+        } else {
+            c.labs.get(&id).cloned()
+        }
+    })
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -399,6 +436,17 @@ fn handle(msg: FromWorker) {
             done(id);
             super::recal::answer(msg);
         }
+        FromWorker::LabProgress { id, done, total } => {
+            if let Some(h) = lab_handler(id, false) {
+                h(LabEvent::Progress(done, total));
+            }
+        }
+        FromWorker::LabResult { id, answer } => {
+            done(id);
+            if let Some(h) = lab_handler(id, true) {
+                h(LabEvent::Done(Box::new(answer)));
+            }
+        }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -415,6 +463,11 @@ fn handle(msg: FromWorker) {
             detected,
             columns,
         } => {
+            if let Some(h) = lab_handler(id, true) {
+                done(id);
+                h(LabEvent::Failed(message));
+                return;
+            }
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             super::recal::failed(id, &message);

@@ -9,6 +9,11 @@ mod flips;
 mod flips_chart;
 mod flips_export;
 mod flips_state;
+mod lab_beyond;
+mod lab_truth;
+mod lab_ui;
+mod learn;
+mod learn_steps;
 mod mapping;
 mod overview;
 mod panels;
@@ -129,6 +134,9 @@ fn App() -> impl IntoView {
                 View::Audit => view! { <Overview/><Explorer/> }.into_any(),
                 View::Flips => view! { <flips::Flips/> }.into_any(),
                 View::Recalibrate => view! { <recal::Recalibrate/> }.into_any(),
+                View::Learn => view! { <learn::Learn/> }.into_any(),
+                View::TruthLab => view! { <lab_truth::TruthLab/> }.into_any(),
+                View::BeyondLab => view! { <lab_beyond::BeyondLab/> }.into_any(),
             }}
         </main>
         <footer>

@@ -13,11 +13,24 @@ pub enum View {
     Flips,
     /// Temperature, Platt and isotonic recalibration, before and after.
     Recalibrate,
+    /// The guided tour of calibration.
+    Learn,
+    /// The truthfulness lab (seed 000).
+    TruthLab,
+    /// The beyond-ECE lab (seed 002).
+    BeyondLab,
 }
 
 impl View {
     /// Every view, in the navigation's order.
-    pub const ALL: &'static [View] = &[View::Audit, View::Flips, View::Recalibrate];
+    pub const ALL: &'static [View] = &[
+        View::Audit,
+        View::Flips,
+        View::Recalibrate,
+        View::Learn,
+        View::TruthLab,
+        View::BeyondLab,
+    ];
 
     /// Its id in the page (`tab-<id>`) and in links.
     pub fn id(self) -> &'static str {
@@ -25,6 +38,9 @@ impl View {
             View::Audit => "audit",
             View::Flips => "flips",
             View::Recalibrate => "recalibrate",
+            View::Learn => "learn",
+            View::TruthLab => "truth-lab",
+            View::BeyondLab => "beyond-lab",
         }
     }
 
@@ -34,7 +50,16 @@ impl View {
             View::Audit => "Audit",
             View::Flips => "Ranking flips",
             View::Recalibrate => "Recalibrate",
+            View::Learn => "Learn",
+            View::TruthLab => "Truthfulness lab",
+            View::BeyondLab => "Beyond-ECE lab",
         }
+    }
+
+    /// The view whose [`id`](Self::id) is `id`, if this build has it (links by id
+    /// string, e.g. the tour's "recalibrate" and "flips").
+    pub fn from_id(id: &str) -> Option<View> {
+        View::ALL.iter().copied().find(|v| v.id() == id)
     }
 }
 

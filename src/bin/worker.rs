@@ -185,6 +185,21 @@ mod worker {
             ToWorker::RecalExport { id, method } => with_session(id, |s| {
                 s.recal_export(id, &method, env!("CARGO_PKG_VERSION"))
             }),
+            ToWorker::Lab { id, request } => {
+                let mut last = 0.0;
+                let mut progress = |done: usize, total: usize| {
+                    // at most ~50 progress messages a second
+                    let now = js_sys::Date::now();
+                    if done == total || now - last > 20.0 {
+                        last = now;
+                        post(&FromWorker::LabProgress { id, done, total });
+                    }
+                };
+                post(&match calibscope_app::labs::run(&request, &mut progress) {
+                    Ok(answer) => FromWorker::LabResult { id, answer },
+                    Err(message) => engine::worker_error(id, codes::BAD_PARAMETERS, message),
+                });
+            }
         }
     }
 

@@ -14,6 +14,7 @@ pub mod audit;
 pub mod beyond;
 pub mod binning;
 pub mod data;
+pub mod lab;
 pub mod radix;
 pub mod rank;
 pub mod reading;
