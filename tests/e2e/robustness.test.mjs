@@ -176,3 +176,49 @@ test('numerically hostile inputs give numbers or a stated "undefined", never NaN
     assert.equal(acc1, await valueOf(page, 'binning_free.accuracy'));
   });
 });
+
+test('a full session (load, drop, every view, every export) makes only same-origin requests that carry no file content', async () => {
+  // a marker in the data: no request may carry it (URL or body)
+  const marker = 'zq7marker';
+  const rows = [`model,label,p_${marker},p_b`];
+  for (const m of ['m1', 'm2', 'm3']) {
+    for (let i = 0; i < 60; i++) {
+      const p = (((i * 31 + m.length * 7) % 89) / 100 + 0.05);
+      rows.push(`${m},${(i * 7) % 2},${(1 - p).toFixed(4)},${p.toFixed(4)}`);
+    }
+  }
+  const file = write(`session_${marker}.csv`, rows.join('\n') + '\n');
+  const app = await openApp(browser);
+  const { page, context } = app;
+  const bodies = [];
+  page.on('request', (r) => { const d = r.postData(); if (d) bodies.push(`${r.url()}: ${d.slice(0, 80)}`); });
+  page.on('download', () => {});
+  try {
+    await dropPaths(page, [file]);
+    assert.equal(await errorCode(page), null);
+    const tabs = page.locator('nav.views button[role=tab]');
+    const clicked = [];
+    for (let i = 0; i < (await tabs.count()); i++) {
+      await tabs.nth(i).click();
+      await idle(page);
+      // every export, download and copy button of the view
+      const buttons = page.locator('main button:visible').filter({ hasText: /csv|svg|png|json|download|export|copy|report|record|markdown/i });
+      for (let j = 0; j < (await buttons.count()); j++) {
+        const b = buttons.nth(j);
+        if (await b.isDisabled()) continue;
+        clicked.push((await b.getAttribute('id')) || (await b.innerText()));
+        await b.click();
+        await idle(page);
+      }
+    }
+    assert.ok(clicked.length >= 5, `export buttons clicked: ${clicked.join(', ')}`);
+    const origin = new URL(process.env.CALIBSCOPE_URL || 'http://127.0.0.1:8080').origin;
+    const foreign = app.requests.filter((u) => !(u.startsWith(origin + '/') || u.startsWith('blob:' + origin) || u.startsWith('data:')));
+    assert.deepEqual(foreign, [], 'every request is same-origin');
+    assert.deepEqual(bodies, [], 'no request has a body');
+    assert.deepEqual(app.requests.filter((u) => u.includes(marker)), [], 'no request URL carries the data');
+    assert.deepEqual(app.errors, []);
+  } finally {
+    await context.close();
+  }
+});

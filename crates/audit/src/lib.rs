@@ -27,8 +27,8 @@ pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };
 pub use record::{
-    options_json, parse_options, record_json_of, report_tables, verify, Check, Producer, Record,
-    Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
+    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, report_tables,
+    verify, Check, Producer, Record, Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
 };
 pub use sections::binned_metrics_json;
 

@@ -296,3 +296,27 @@ pub fn report_tables(models: &[(String, PredictionSet)], m: usize) -> Map<String
     }
     out
 }
+
+/// The fuzz check of the record reader (the `record` target of crates/audit/fuzz,
+/// replayed on stable by tests/fuzz_replay.rs): any bytes, read as a dropped record
+/// or HTML report, give a record or an error, never a panic; a record that reads
+/// verifies against itself with every value identical, and re-reads from its own
+/// JSON to the same record.
+#[doc(hidden)]
+pub fn fuzz_check(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(json) = record_json_of(&text) else {
+        return;
+    };
+    let Ok(record) = Record::from_json(&json) else {
+        return;
+    };
+    let again = record.to_json();
+    let checks = verify(&again, &again);
+    assert!(
+        checks.iter().all(Check::ok),
+        "a record must verify against itself"
+    );
+    let reread = Record::from_json(&again).expect("a written record reads back");
+    assert_eq!(reread.to_json(), again, "a record re-reads to itself");
+}
