@@ -416,6 +416,9 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
         (b"\x1f\x8b", Some("a gzip-compressed file; decompress it first (gunzip)")),
         (b"BZh", Some("a bzip2-compressed file; decompress it first")),
         (b"\x28\xb5\x2f\xfd", Some("a zstd-compressed file; decompress it first")),
+        // UTF-32 before UTF-16: the little-endian BOMs share their first two bytes
+        (b"\xff\xfe\x00\x00", Some("UTF-32 text; save the file as UTF-8")),
+        (b"\x00\x00\xfe\xff", Some("UTF-32 text; save the file as UTF-8")),
         (b"\xff\xfe", Some("UTF-16 text; save the file as UTF-8")),
         (b"\xfe\xff", Some("UTF-16 text; save the file as UTF-8")),
         (b"\x80\x02", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
