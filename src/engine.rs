@@ -368,18 +368,7 @@ fn table(
 ) -> (Vec<Row>, serde_json::Map<String, Value>, usize) {
     let rows: Vec<Row> = reliability_table(&index.sorted, binning, m, DEFAULT_ALPHA)
         .into_iter()
-        .map(|r| Row {
-            bin: r.bin,
-            n: r.count,
-            conf: r.conf,
-            acc: r.acc,
-            gap: r.gap,
-            successes: r.successes,
-            cp_lower: r.cp_lower,
-            cp_upper: r.cp_upper,
-            lower: r.lower,
-            upper: r.upper,
-        })
+        .map(Row::from)
         .collect();
     let t = index.sorted.metrics(binning, m);
     let corrected = confidence_accuracy
