@@ -14,6 +14,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The message a worker posts when its allocator fails (wasm32's 4 GiB are used up),
+/// just before the module aborts: a [`FromWorker::Panic`] written out in advance,
+/// because nothing can be allocated to serialise one at that moment.
+pub const OUT_OF_MEMORY: &str = r#"{"type":"panic","message":"out of memory: the worker could not allocate more memory (a browser tab has about 4 GB for it), so this data set is too large for the page. Lower the limits under “Limits” to have such files refused up front, or audit the file with the calibscope command-line tool."}"#;
+
 /// Version of this protocol; bumped on any incompatible change.
 pub const PROTOCOL: u32 = 1;
 
@@ -79,6 +84,8 @@ pub enum ToWorker {
     Cancel { id: u64 },
     /// Make the worker panic (tests of the crash path).
     DebugPanic { id: u64 },
+    /// Make the worker run out of memory (tests of the out-of-memory path).
+    DebugOutOfMemory { id: u64 },
     /// The reliability table and ECE family of one reading at `(binning, m)`.
     Compute {
         id: u64,
@@ -421,6 +428,14 @@ mod tests {
             ready
         );
         assert!(serde_json::from_str::<ToWorker>(r#"{"type":"nope"}"#).is_err());
+    }
+
+    #[test]
+    fn the_out_of_memory_message_is_a_panic_message() {
+        let msg: FromWorker = serde_json::from_str(OUT_OF_MEMORY).unwrap();
+        assert!(
+            matches!(msg, FromWorker::Panic { message } if message.starts_with("out of memory"))
+        );
     }
 
     #[test]

@@ -322,6 +322,12 @@ pub fn debug_panic() {
     send(&ToWorker::DebugPanic { id }, Array::new());
 }
 
+/// Makes the worker run out of memory (for the out-of-memory test).
+pub fn debug_out_of_memory() {
+    let id = next_id();
+    send(&ToWorker::DebugOutOfMemory { id }, Array::new());
+}
+
 /// Marks other work (a fetch) as pending for the idle hook.
 pub fn busy(delta: isize) {
     CLIENT.with(|c| {
@@ -529,6 +535,13 @@ fn install_idle_hook() {
         panic.as_ref().unchecked_ref(),
     );
     panic.forget();
+    let oom = Closure::<dyn Fn()>::new(debug_out_of_memory);
+    let _ = Reflect::set(
+        &window(),
+        &"calibscopeDebugOutOfMemory".into(),
+        oom.as_ref().unchecked_ref(),
+    );
+    oom.forget();
 }
 
 /// The pending count (for tests of the hook itself).

@@ -15,6 +15,57 @@ fn main() {
     worker::start();
 }
 
+/// The worker's allocator: the system one, which on failure (the 4 GiB of wasm32
+/// used up) first tells the page in words — without allocating: the message is
+/// written out in advance and handed to JavaScript, which copies it — and then
+/// returns the failure, on which Rust aborts the module.
+#[cfg(target_arch = "wasm32")]
+struct ReportingAllocator;
+
+#[cfg(target_arch = "wasm32")]
+impl ReportingAllocator {
+    #[cold]
+    fn out_of_memory() {
+        use wasm_bindgen::{JsCast, JsValue};
+        let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = scope.post_message(&JsValue::from_str(calibscope_app::proto::OUT_OF_MEMORY));
+    }
+}
+
+// SAFETY: every call is forwarded to `System` with the same arguments; the failure
+// path only reads a static string.
+#[cfg(target_arch = "wasm32")]
+unsafe impl std::alloc::GlobalAlloc for ReportingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc(layout);
+        if p.is_null() {
+            Self::out_of_memory();
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc_zeroed(layout);
+        if p.is_null() {
+            Self::out_of_memory();
+        }
+        p
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        let p = std::alloc::System.realloc(ptr, layout, size);
+        if p.is_null() {
+            Self::out_of_memory();
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: ReportingAllocator = ReportingAllocator;
+
 #[cfg(target_arch = "wasm32")]
 mod worker {
     use std::cell::RefCell;
@@ -124,6 +175,13 @@ mod worker {
                     return;
                 }
                 start_open(id, files, mapping, limits);
+            }
+            ToWorker::DebugOutOfMemory { .. } => {
+                // reserve 1 GB blocks (never touched) until the allocator fails
+                let mut blocks: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    blocks.push(Vec::with_capacity(1 << 30));
+                }
             }
             ToWorker::DebugPanic { id } => {
                 panic!("debug panic requested by the page (request {id})")

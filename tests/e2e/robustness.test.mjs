@@ -102,6 +102,22 @@ test('after a worker crash the restarted worker reads the loaded data set again'
   }, { expectedErrors: /debug panic requested by the page/ });
 });
 
+test('a worker out of memory says so in words, and the restarted worker reads the data set again', async () => {
+  await withPage(async ({ page }) => {
+    await dropFiles(page, ['real/breast_cancer_rf_p.csv']);
+    const ece = await valueOf(page, 'readings.confidence.width.15.ece');
+    await page.evaluate(() => window.calibscopeDebugOutOfMemory());
+    await page.locator('#restart-worker').waitFor({ timeout: 30000 });
+    assert.match(await page.locator('.banner.crashed').innerText(), /out of memory/);
+    assert.match(await page.locator('.banner.crashed').innerText(), /command-line tool/);
+    await shot(page, '21-out-of-memory');
+    await page.click('#restart-worker');
+    await idle(page);
+    assert.equal(await valueOf(page, 'input.file'), 'breast_cancer_rf_p.csv');
+    assert.equal(await valueOf(page, 'readings.confidence.width.15.ece'), ece);
+  }, { expectedErrors: /out of memory|unreachable|RuntimeError|memory allocation/i });
+});
+
 test('hostile file, column, class and model names are shown as text in every view', async () => {
   const hostileFile = '<img src=x onerror=window.__pwned=1>.csv';
   const modelA = '"><script>window.__pwned=2</script>';
