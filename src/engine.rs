@@ -284,6 +284,7 @@ impl Session {
             id,
             summary: self.summary(),
             audits: self.audits(),
+            inputs: Vec::new(),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod flips;
 pub mod numfmt;
 pub mod proto;
+pub mod share_state;
 pub mod slider;
 pub mod table_window;
 pub mod text;

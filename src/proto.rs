@@ -204,6 +204,9 @@ pub enum FromWorker {
         id: u64,
         summary: Summary,
         audits: Vec<Value>,
+        /// Each file's name, size and SHA-256, hashed while it was read.
+        #[serde(default)]
+        inputs: Vec<calibscope_share::FileRef>,
     },
     /// The answer to [`ToWorker::Compute`].
     Computed {

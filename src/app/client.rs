@@ -207,6 +207,11 @@ pub fn current_files() -> Vec<String> {
     CLIENT.with(|c| c.borrow().files.iter().map(|f| f.name()).collect())
 }
 
+/// The files of the last open.
+pub fn current_file_handles() -> Vec<File> {
+    CLIENT.with(|c| c.borrow().files.clone())
+}
+
 /// The mapping of the last open.
 pub fn current_mapping() -> MappingOverride {
     CLIENT.with(|c| c.borrow().mapping.clone())
@@ -337,13 +342,16 @@ fn handle(msg: FromWorker) {
             id,
             summary,
             audits,
+            inputs,
         } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             if current {
                 store.progress.set(None);
                 store.error.set(None);
+                store.inputs.set(inputs.clone());
                 store.load(summary, audits);
+                super::share::opened(&inputs);
             }
         }
         FromWorker::Computed {

@@ -100,6 +100,8 @@ pub struct Store {
     pub failed: RwSignal<Option<Summary>>,
     /// The view shown under the mapping panel.
     pub view: RwSignal<View>,
+    /// The opened files' names, sizes and SHA-256 (hashed by the worker).
+    pub inputs: RwSignal<Vec<calibscope_share::FileRef>>,
 }
 
 impl Store {
@@ -118,6 +120,7 @@ impl Store {
             example: RwSignal::new(true),
             failed: RwSignal::new(None),
             view: RwSignal::new(View::Audit),
+            inputs: RwSignal::new(Vec::new()),
         }
     }
 

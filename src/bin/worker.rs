@@ -23,6 +23,7 @@ mod worker {
     use calibscope_app::engine::{self, Session};
     use calibscope_app::proto::{codes, FromWorker, MappingOverride, ToWorker, PROTOCOL};
     use calibscope_io::{Options, ParseErrors, Parsed, Parser};
+    use calibscope_share::{FileRef, Sha256Hasher};
     use js_sys::{Array, Promise, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
@@ -216,11 +217,14 @@ mod worker {
             let msg = match outcome {
                 _ if cancelled => FromWorker::Cancelled { id },
                 Err(msg) => msg,
-                Ok(parsed) => match engine::assemble(parsed, &opts) {
+                Ok((parsed, refs)) => match engine::assemble(parsed, &opts) {
                     Err(errors) => engine::parse_error_message(id, &errors),
                     Ok(dataset) => {
                         let session = Session::new(dataset);
-                        let msg = session.opened(id);
+                        let mut msg = session.opened(id);
+                        if let FromWorker::Opened { inputs, .. } = &mut msg {
+                            *inputs = refs;
+                        }
                         STATE.with(|s| {
                             let mut s = s.borrow_mut();
                             s.session = Some(session);
@@ -248,14 +252,21 @@ mod worker {
 
     type ParsedFiles = Vec<(String, Result<Parsed, ParseErrors>)>;
 
-    async fn read_all(id: u64, files: &[File], opts: &Options) -> Result<ParsedFiles, FromWorker> {
+    /// Reads and parses every file, hashing each one (SHA-256) over the same slices.
+    async fn read_all(
+        id: u64,
+        files: &[File],
+        opts: &Options,
+    ) -> Result<(ParsedFiles, Vec<FileRef>), FromWorker> {
         let reader = FileReaderSync::new().map_err(|e| {
             engine::worker_error(id, codes::READ_FAILED, format!("FileReaderSync: {e:?}"))
         })?;
         let total: f64 = files.iter().map(|f| f.size()).sum();
         let mut done = 0.0;
         let mut out = Vec::with_capacity(files.len());
+        let mut refs = Vec::with_capacity(files.len());
         for (index, file) in files.iter().enumerate() {
+            let mut hasher = Sha256Hasher::new();
             let name = file.name();
             let size = file.size();
             let options = Options {
@@ -278,6 +289,7 @@ mod worker {
                     )
                 })?;
                 let bytes = Uint8Array::new(&buffer).to_vec();
+                hasher.update(&bytes);
                 at = end;
                 let failed = parser.push(&bytes).is_err();
                 post(&FromWorker::Progress {
@@ -297,8 +309,13 @@ mod worker {
                 }
             }
             done += size;
+            refs.push(FileRef {
+                name: name.clone(),
+                size: size as u64,
+                sha256: hasher.finish_hex(),
+            });
             out.push((name, parser.finish_any()));
         }
-        Ok(out)
+        Ok((out, refs))
     }
 }
