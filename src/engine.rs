@@ -16,6 +16,7 @@ use crate::proto::{
 };
 
 pub mod recal;
+pub mod record;
 
 /// Largest bin count of the slider (METRICS.md §2: `min(n, 2000)`).
 pub const M_SLIDER_MAX: usize = 2000;

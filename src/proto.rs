@@ -91,6 +91,27 @@ pub enum ToWorker {
     /// The last recalibration's files for `method`: recalibrated predictions (CSV)
     /// and fitted parameters (JSON).
     RecalExport { id: u64, method: String },
+    /// The `calibscope-record/1` of the open data set, with the page's settings and
+    /// the opened files' fingerprints.
+    Record {
+        id: u64,
+        settings: calibscope_share::ViewState,
+        inputs: Vec<calibscope_share::FileRef>,
+    },
+    /// Verify a record: among the posted files, the record (JSON or an HTML report
+    /// holding one) and the data files it was made from.
+    Verify { id: u64 },
+}
+
+/// One compared value of a verified record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckItem {
+    pub path: String,
+    /// `identical`, `rounding` (equal up to floating-point rounding: verified),
+    /// `differs`, `missing` (in the recomputation) or `extra` (not in the record).
+    pub status: String,
+    pub recorded: Option<Value>,
+    pub recomputed: Option<Value>,
 }
 
 /// One reliability table of the Recalibrate view: the evaluation split before
@@ -264,6 +285,18 @@ pub enum FromWorker {
         stem: String,
         csv: String,
         params: String,
+    },
+    /// The answer to [`ToWorker::Record`]: the record JSON.
+    Record { id: u64, record: Value },
+    /// The answer to [`ToWorker::Verify`].
+    Verified {
+        id: u64,
+        /// The record's file name and who wrote it.
+        record_file: String,
+        producer: String,
+        checks: Vec<CheckItem>,
+        /// Recorded tables that are not recomputed (named, not compared).
+        notes: Vec<String>,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

@@ -274,6 +274,17 @@ pub fn request(build: impl FnOnce(u64) -> ToWorker) -> u64 {
     id
 }
 
+/// Sends the request `build` makes, with `files` (a record to verify and its data).
+pub fn request_files(build: impl FnOnce(u64) -> ToWorker, files: Vec<File>) -> u64 {
+    let id = next_id();
+    let array = Array::new();
+    for f in &files {
+        array.push(f);
+    }
+    send(&build(id), array);
+    id
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -393,6 +404,10 @@ fn handle(msg: FromWorker) {
             done(id);
             super::recal::answer(msg);
         }
+        FromWorker::Record { id, .. } | FromWorker::Verified { id, .. } => {
+            done(id);
+            super::verify::answer(msg);
+        }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -412,6 +427,7 @@ fn handle(msg: FromWorker) {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             super::recal::failed(id, &message);
+            super::verify::failed(id, &message);
             if was_open {
                 store.progress.set(None);
                 store.failed.set(detected);

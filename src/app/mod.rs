@@ -5,6 +5,7 @@
 mod chart;
 mod client;
 mod explorer;
+mod export;
 mod flips;
 mod flips_chart;
 mod flips_export;
@@ -18,6 +19,7 @@ mod recal_ledger;
 mod recal_views;
 mod share;
 mod store;
+mod verify;
 mod widgets;
 
 use calibscope_app::proto::MappingOverride;
@@ -115,8 +117,7 @@ fn App() -> impl IntoView {
         dragging.set(false);
         let files = files_of(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
-            store.example.set(false);
-            client::open(files, share::drop_mapping());
+            export::open_dropped(store, files);
         }
     });
 
@@ -140,6 +141,8 @@ fn App() -> impl IntoView {
                 View::Recalibrate => view! { <recal::Recalibrate/> }.into_any(),
             }}
             <share::SharePanel/>
+            <verify::Records/>
+            <export::Exports/>
         </main>
         <footer>
             <p>"calibscope " {env!("CARGO_PKG_VERSION")} " · metrics as defined by the calibscope metric contract · no network requests leave this origin"</p>

@@ -41,8 +41,7 @@ pub fn DropTarget() -> impl IntoView {
         let input: HtmlInputElement = event_target(&ev);
         let files = files_of(input.files());
         if !files.is_empty() {
-            store.example.set(false);
-            client::open(files, super::share::drop_mapping());
+            super::export::open_dropped(store, files);
         }
         input.set_value("");
     };

@@ -57,6 +57,7 @@ pub struct Share {
     pub embeddable: RwSignal<Option<Vec<EmbeddedFile>>>,
     pub include_data: RwSignal<bool>,
     store: Store,
+    flips: FlipsState,
 }
 
 /// The fragment of the current state (`a1=…`), as context.
@@ -171,6 +172,12 @@ fn current(store: Store, fl: FlipsState, sh: Share) -> ViewState {
     }
 }
 
+/// The page's state now (untracked), for records.
+pub fn current_state() -> ViewState {
+    let sh = share();
+    untrack(|| current(sh.store, sh.flips, sh))
+}
+
 /// Sets what does not depend on the data set: the view, the flips and Recalibrate
 /// settings (and the shown view's binning and bin count when it is one of those).
 fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
@@ -233,6 +240,7 @@ pub fn start(store: Store) -> bool {
         embeddable: RwSignal::new(None),
         include_data: RwSignal::new(false),
         store,
+        flips: fl,
     };
     SHARE.with(|s| s.set(Some(sh)));
     provide_context(sh);
@@ -310,7 +318,19 @@ fn read_link(store: Store, fl: FlipsState, sh: Share) -> bool {
             ),
         );
     }
-    let state = decoded.state;
+    apply_state(store, fl, sh, decoded.state)
+}
+
+/// Restores the settings of a dropped record or report (its data: its files' names,
+/// sizes and SHA-256); returns whether to open the default example.
+pub fn restore(state: ViewState) -> bool {
+    let sh = share();
+    apply_state(sh.store, sh.flips, sh, state)
+}
+
+/// Applies a view state: its settings now or once its data set is open, its data
+/// opened or asked for. Returns whether to open the default example.
+fn apply_state(store: Store, fl: FlipsState, sh: Share, state: ViewState) -> bool {
     apply_early(store, fl, sh, &state);
     let mapping = state.mapping.clone();
     let data = state.data.clone();

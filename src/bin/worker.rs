@@ -20,7 +20,7 @@ mod worker {
     use std::cell::RefCell;
     use std::collections::HashSet;
 
-    use calibscope_app::engine::{self, Session};
+    use calibscope_app::engine::{self, record, Session};
     use calibscope_app::proto::{codes, FromWorker, MappingOverride, ToWorker, PROTOCOL};
     use calibscope_io::{Options, ParseErrors, Parsed, Parser};
     use calibscope_share::{FileRef, Sha256Hasher};
@@ -93,19 +93,7 @@ mod worker {
             }
         };
         match msg {
-            ToWorker::Open { id, mapping } => {
-                let files: Vec<File> = Reflect::get(&data, &"files".into())
-                    .ok()
-                    .filter(Array::is_array)
-                    .map(|v| {
-                        Array::from(&v)
-                            .iter()
-                            .filter_map(|f| f.dyn_into::<File>().ok())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                start_open(id, files, mapping);
-            }
+            ToWorker::Open { id, mapping } => start_open(id, files_of(&data), mapping),
             ToWorker::Remap { id, mapping } => {
                 let files = STATE.with(|s| s.borrow().files.clone());
                 if files.is_empty() {
@@ -178,7 +166,77 @@ mod worker {
             ToWorker::RecalExport { id, method } => with_session(id, |s| {
                 s.recal_export(id, &method, env!("CARGO_PKG_VERSION"))
             }),
+            ToWorker::Record {
+                id,
+                settings,
+                inputs,
+            } => with_session(id, |s| s.record(id, settings, inputs, BUILD)),
+            ToWorker::Verify { id } => start_verify(id, files_of(&data)),
         }
+    }
+
+    /// The build id written in records.
+    const BUILD: &str = match option_env!("CALIBSCOPE_BUILD") {
+        Some(b) => b,
+        None => "dev",
+    };
+
+    fn files_of(data: &JsValue) -> Vec<File> {
+        Reflect::get(data, &"files".into())
+            .ok()
+            .filter(Array::is_array)
+            .map(|v| {
+                Array::from(&v)
+                    .iter()
+                    .filter_map(|f| f.dyn_into::<File>().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Finds the record among `files`, reads the others with its mapping and
+    /// compares the recomputation with it.
+    fn start_verify(id: u64, files: Vec<File>) {
+        let fail = |message: String| post(&engine::worker_error(id, codes::BAD_REQUEST, message));
+        let Ok(reader) = FileReaderSync::new() else {
+            return fail("FileReaderSync is not available".into());
+        };
+        let mut found = None;
+        let mut data = Vec::new();
+        for f in files {
+            if found.is_none() && record::may_be_record(&f.name()) {
+                if let Some(v) = reader
+                    .read_as_text(&f)
+                    .ok()
+                    .and_then(|t| record::find_record(&t))
+                {
+                    found = Some((f.name(), v));
+                    continue;
+                }
+            }
+            data.push(f);
+        }
+        let Some((record_file, recorded)) = found else {
+            return fail("none of the files is a calibscope record (calibscope-record/1 JSON, or an HTML report holding one)".into());
+        };
+        if data.is_empty() {
+            return fail(format!(
+                "{record_file} needs its data files: drop them with it"
+            ));
+        }
+        let opts = match record::record_parse_options(&recorded) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("{record_file}: {e}")),
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let msg = match read_all(id, &data, &opts).await {
+                Err(msg) => msg,
+                Ok((parsed, refs)) => {
+                    record::verified(id, &record_file, &recorded, parsed, &opts, refs, BUILD)
+                }
+            };
+            post(&msg);
+        });
     }
 
     /// Posts what `f` answers with the open session (an error when none is open).

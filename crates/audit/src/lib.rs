@@ -27,8 +27,8 @@ pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };
 pub use record::{
-    options_json, parse_options, record_json_of, report_tables, verify, Check, Producer, Record,
-    Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
+    options_json, parse_options, record_json_of, report_tables, reverify, verify, Check, Producer,
+    Record, Status, MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
 };
 pub use sections::binned_metrics_json;
 
