@@ -13,14 +13,19 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
+/** Waits for the app after a load or reload. */
+async function ready(page) {
+  await page.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
+  await idle(page);
+}
+
 async function visit(context, url) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
-  await page.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
-  await idle(page);
+  await ready(page);
   await page.evaluate(() => window.calibscopeOfflineReady());
   return { page, errors };
 }
@@ -36,8 +41,7 @@ test('after one visit the app loads and works offline, and nothing leaves the or
   assert.ok(cached >= list.files.length, `${cached} cached of ${list.files.length}`);
   await context.setOffline(true);
   await page.reload();
-  await page.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
-  await idle(page);
+  await ready(page);
   assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'served by the service worker');
   await dropPaths(page, [path.join(fixtures, 'real/breast_cancer_rf_p.csv')]);
   const exp = expected('real/breast_cancer_rf_p.expected.json');
@@ -63,7 +67,7 @@ test('a new build is announced as an update', async () => {
     const first = await visit(context, url);
     // a page served from the cache finds nothing new
     await first.page.reload();
-    await idle(first.page);
+    await ready(first.page);
     await first.page.waitForTimeout(300);
     assert.equal(await first.page.locator('#update-available').count(), 0);
     // a new build: another precache list
