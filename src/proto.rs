@@ -37,7 +37,9 @@ pub mod codes {
 /// type as the CLI's mapping flags, [`calibscope_io::MappingRequest`].
 pub type MappingOverride = calibscope_io::MappingRequest;
 
-/// A message to the worker.
+/// A message to the worker (short-lived: serialised at once, so the size difference
+/// of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {

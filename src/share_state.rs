@@ -120,10 +120,10 @@ mod tests {
         let b = file_ref("b.csv", b"3,4\n");
         assert!(mismatches(&[a.clone(), b.clone()], &[b.clone(), a.clone()]).is_empty());
         let other = file_ref("a.csv", b"1,3\n");
-        let m = mismatches(&[a.clone()], &[other]);
+        let m = mismatches(std::slice::from_ref(&a), &[other]);
         assert_eq!(m.len(), 1);
         assert!(m[0].starts_with("a.csv differs"), "{m:?}");
-        assert_eq!(mismatches(&[a.clone(), b], &[a.clone()]).len(), 1);
-        assert_eq!(mismatches(&[a.clone()], &[a.clone(), a]).len(), 1);
+        assert_eq!(mismatches(&[a.clone(), b], std::slice::from_ref(&a)).len(), 1);
+        assert_eq!(mismatches(std::slice::from_ref(&a), &[a.clone(), a.clone()]).len(), 1);
     }
 }
