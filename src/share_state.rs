@@ -123,7 +123,13 @@ mod tests {
         let m = mismatches(std::slice::from_ref(&a), &[other]);
         assert_eq!(m.len(), 1);
         assert!(m[0].starts_with("a.csv differs"), "{m:?}");
-        assert_eq!(mismatches(&[a.clone(), b], std::slice::from_ref(&a)).len(), 1);
-        assert_eq!(mismatches(std::slice::from_ref(&a), &[a.clone(), a.clone()]).len(), 1);
+        assert_eq!(
+            mismatches(&[a.clone(), b], std::slice::from_ref(&a)).len(),
+            1
+        );
+        assert_eq!(
+            mismatches(std::slice::from_ref(&a), &[a.clone(), a.clone()]).len(),
+            1
+        );
     }
 }
