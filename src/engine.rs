@@ -16,6 +16,7 @@ use crate::proto::{
 };
 
 pub mod recal;
+pub mod record;
 
 /// Largest bin count of the slider (METRICS.md §2: `min(n, 2000)`).
 pub const M_SLIDER_MAX: usize = 2000;
@@ -291,6 +292,7 @@ impl Session {
             id,
             summary: self.summary(),
             audits: self.audits(),
+            inputs: Vec::new(),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod labs;
 pub mod labs_tour;
 pub mod numfmt;
 pub mod proto;
+pub mod share_state;
 pub mod slider;
 pub mod table_window;
 pub mod text;

@@ -61,7 +61,9 @@ impl Default for Limits {
     }
 }
 
-/// A message to the worker.
+/// A message to the worker (short-lived: serialised at once, so the size difference
+/// of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
@@ -130,6 +132,27 @@ pub enum ToWorker {
         id: u64,
         request: crate::labs::LabRequest,
     },
+    /// The `calibscope-record/1` of the open data set, with the page's settings and
+    /// the opened files' fingerprints.
+    Record {
+        id: u64,
+        settings: calibscope_share::ViewState,
+        inputs: Vec<calibscope_share::FileRef>,
+    },
+    /// Verify a record: among the posted files, the record (JSON or an HTML report
+    /// holding one) and the data files it was made from.
+    Verify { id: u64 },
+}
+
+/// One compared value of a verified record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckItem {
+    pub path: String,
+    /// `identical`, `rounding` (equal up to floating-point rounding: verified),
+    /// `differs`, `missing` (in the recomputation) or `extra` (not in the record).
+    pub status: String,
+    pub recorded: Option<Value>,
+    pub recomputed: Option<Value>,
 }
 
 /// One reliability table of the Recalibrate view: the evaluation split before
@@ -260,6 +283,9 @@ pub enum FromWorker {
         id: u64,
         summary: Summary,
         audits: Vec<Value>,
+        /// Each file's name, size and SHA-256, hashed while it was read.
+        #[serde(default)]
+        inputs: Vec<calibscope_share::FileRef>,
     },
     /// The answer to [`ToWorker::Compute`].
     Computed {
@@ -324,6 +350,18 @@ pub enum FromWorker {
     LabResult {
         id: u64,
         answer: crate::labs::LabAnswer,
+    },
+    /// The answer to [`ToWorker::Record`]: the record JSON.
+    Record { id: u64, record: Value },
+    /// The answer to [`ToWorker::Verify`].
+    Verified {
+        id: u64,
+        /// The record's file name and who wrote it.
+        record_file: String,
+        producer: String,
+        checks: Vec<CheckItem>,
+        /// Recorded tables that are not recomputed (named, not compared).
+        notes: Vec<String>,
     },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },

@@ -233,6 +233,11 @@ pub fn current_files() -> Vec<String> {
     CLIENT.with(|c| c.borrow().files.iter().map(|f| f.name()).collect())
 }
 
+/// The files of the last open.
+pub fn current_file_handles() -> Vec<File> {
+    CLIENT.with(|c| c.borrow().files.clone())
+}
+
 /// The mapping of the last open.
 pub fn current_mapping() -> MappingOverride {
     CLIENT.with(|c| c.borrow().mapping.clone())
@@ -316,6 +321,17 @@ fn lab_handler(id: u64, last: bool) -> Option<LabHandler> {
     })
 }
 
+/// Sends the request `build` makes, with `files` (a record to verify and its data).
+pub fn request_files(build: impl FnOnce(u64) -> ToWorker, files: Vec<File>) -> u64 {
+    let id = next_id();
+    let array = Array::new();
+    for f in &files {
+        array.push(f);
+    }
+    send(&build(id), array);
+    id
+}
+
 /// Makes the worker panic (for the crash-path test).
 pub fn debug_panic() {
     let id = next_id();
@@ -390,6 +406,7 @@ fn handle(msg: FromWorker) {
             id,
             summary,
             audits,
+            inputs,
         } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -400,7 +417,9 @@ fn handle(msg: FromWorker) {
                 });
                 store.progress.set(None);
                 store.error.set(None);
+                store.inputs.set(inputs.clone());
                 store.load(summary, audits);
+                super::share::opened(&inputs);
             }
         }
         FromWorker::Computed {
@@ -453,6 +472,10 @@ fn handle(msg: FromWorker) {
                 h(LabEvent::Done(Box::new(answer)));
             }
         }
+        FromWorker::Record { id, .. } | FromWorker::Verified { id, .. } => {
+            done(id);
+            super::verify::answer(msg);
+        }
         FromWorker::Cancelled { id } => {
             let current = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
@@ -477,6 +500,7 @@ fn handle(msg: FromWorker) {
             let was_open = CLIENT.with(|c| c.borrow().opening) == Some(id);
             done(id);
             super::recal::failed(id, &message);
+            super::verify::failed(id, &message);
             if was_open {
                 store.progress.set(None);
                 store.failed.set(detected);

@@ -5,6 +5,7 @@
 mod chart;
 mod client;
 mod explorer;
+mod export;
 mod flips;
 mod flips_chart;
 mod flips_export;
@@ -21,7 +22,9 @@ mod recal;
 mod recal_chart;
 mod recal_ledger;
 mod recal_views;
+mod share;
 mod store;
+mod verify;
 mod widgets;
 
 use calibscope_app::proto::MappingOverride;
@@ -51,9 +54,14 @@ pub(crate) fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
 
 /// Opens the bundled example (also offered by views that need several models).
 pub(crate) fn open_example() {
+    open_example_at(EXAMPLE);
+}
+
+/// Opens the bundled example at `path`.
+pub(crate) fn open_example_at(path: &'static str) {
     client::busy(1);
     wasm_bindgen_futures::spawn_local(async move {
-        match fetch_example().await {
+        match fetch_example(path).await {
             Ok(file) => client::open(vec![file], MappingOverride::default()),
             Err(e) => web_sys::console::warn_1(&e),
         }
@@ -61,8 +69,8 @@ pub(crate) fn open_example() {
     });
 }
 
-async fn fetch_example() -> Result<File, JsValue> {
-    let resp: web_sys::Response = JsFuture::from(window().fetch_with_str(EXAMPLE))
+async fn fetch_example(path: &str) -> Result<File, JsValue> {
+    let resp: web_sys::Response = JsFuture::from(window().fetch_with_str(path))
         .await?
         .dyn_into()?;
     if !resp.ok() {
@@ -70,7 +78,7 @@ async fn fetch_example() -> Result<File, JsValue> {
     }
     let blob: web_sys::Blob = JsFuture::from(resp.blob()?).await?.dyn_into()?;
     let parts = js_sys::Array::of1(&blob);
-    let name = EXAMPLE.rsplit('/').next().unwrap_or(EXAMPLE);
+    let name = path.rsplit('/').next().unwrap_or(path);
     File::new_with_blob_sequence(&parts, name)
 }
 
@@ -81,8 +89,10 @@ fn App() -> impl IntoView {
     flips_state::provide(store);
     client::start(store);
     recal::init(store);
-    // the example audit
-    open_example();
+    // the link's view, or the example audit
+    if share::start(store) {
+        open_example();
+    }
     // the chosen reading's table, recomputed on every change (latest wins)
     Effect::new(move |_| {
         let has = store.summary.with(|s| s.is_some());
@@ -112,8 +122,7 @@ fn App() -> impl IntoView {
         dragging.set(false);
         let files = files_of(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
-            store.example.set(false);
-            client::open(files, MappingOverride::default());
+            export::open_dropped(store, files);
         }
     });
 
@@ -125,6 +134,7 @@ fn App() -> impl IntoView {
         </header>
         <main class:dragging=move || dragging.get()>
             <StatusBanner/>
+            <share::Notices/>
             <DropTarget/>
             <ProgressPanel/>
             <ErrorPanel/>
@@ -138,6 +148,9 @@ fn App() -> impl IntoView {
                 View::TruthLab => view! { <lab_truth::TruthLab/> }.into_any(),
                 View::BeyondLab => view! { <lab_beyond::BeyondLab/> }.into_any(),
             }}
+            <share::SharePanel/>
+            <verify::Records/>
+            <export::Exports/>
         </main>
         <footer>
             <p>"calibscope " {env!("CARGO_PKG_VERSION")} " · metrics as defined by the calibscope metric contract · no network requests leave this origin"</p>

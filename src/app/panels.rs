@@ -1,6 +1,5 @@
 //! The status banner, the drop target, reading progress and the error panel.
 
-use calibscope_app::proto::MappingOverride;
 use calibscope_app::text;
 use leptos::prelude::*;
 use web_sys::HtmlInputElement;
@@ -42,8 +41,7 @@ pub fn DropTarget() -> impl IntoView {
         let input: HtmlInputElement = event_target(&ev);
         let files = files_of(input.files());
         if !files.is_empty() {
-            store.example.set(false);
-            client::open(files, MappingOverride::default());
+            super::export::open_dropped(store, files);
         }
         input.set_value("");
     };

@@ -89,6 +89,20 @@ fn rs() -> RecalStore {
     RS.with(|r| r.borrow().expect("recal::init ran"))
 }
 
+/// The settings a permalink carries: seed, fraction, binning, m and the AFTER method.
+pub type Settings = (
+    RwSignal<u64>,
+    RwSignal<f64>,
+    RwSignal<String>,
+    RwSignal<usize>,
+    RwSignal<String>,
+);
+
+pub fn settings() -> Settings {
+    let r = rs();
+    (r.seed, r.fraction, r.binning, r.m, r.after)
+}
+
 /// Creates the view's signals (call once, from the App) and forgets a recalibration
 /// when another data set is opened.
 pub fn init(store: Store) {

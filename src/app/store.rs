@@ -127,6 +127,8 @@ pub struct Store {
     pub view: RwSignal<View>,
     /// The size limits of the next read.
     pub limits: RwSignal<Limits>,
+    /// The opened files' names, sizes and SHA-256 (hashed by the worker).
+    pub inputs: RwSignal<Vec<calibscope_share::FileRef>>,
 }
 
 impl Store {
@@ -146,6 +148,7 @@ impl Store {
             failed: RwSignal::new(None),
             view: RwSignal::new(View::Audit),
             limits: RwSignal::new(Limits::default()),
+            inputs: RwSignal::new(Vec::new()),
         }
     }
 

@@ -71,9 +71,10 @@ mod worker {
     use std::cell::RefCell;
     use std::collections::HashSet;
 
-    use calibscope_app::engine::{self, Session};
+    use calibscope_app::engine::{self, record, Session};
     use calibscope_app::proto::{codes, FromWorker, Limits, MappingOverride, ToWorker, PROTOCOL};
     use calibscope_io::{Options, ParseErrors, Parsed, Parser};
+    use calibscope_share::{FileRef, Sha256Hasher};
     use js_sys::{Array, Promise, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
@@ -147,19 +148,7 @@ mod worker {
                 id,
                 mapping,
                 limits,
-            } => {
-                let files: Vec<File> = Reflect::get(&data, &"files".into())
-                    .ok()
-                    .filter(Array::is_array)
-                    .map(|v| {
-                        Array::from(&v)
-                            .iter()
-                            .filter_map(|f| f.dyn_into::<File>().ok())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                start_open(id, files, mapping, limits);
-            }
+            } => start_open(id, files_of(&data), mapping, limits),
             ToWorker::Remap {
                 id,
                 mapping,
@@ -258,7 +247,77 @@ mod worker {
                     Err(message) => engine::worker_error(id, codes::BAD_PARAMETERS, message),
                 });
             }
+            ToWorker::Record {
+                id,
+                settings,
+                inputs,
+            } => with_session(id, |s| s.record(id, settings, inputs, BUILD)),
+            ToWorker::Verify { id } => start_verify(id, files_of(&data)),
         }
+    }
+
+    /// The build id written in records.
+    const BUILD: &str = match option_env!("CALIBSCOPE_BUILD") {
+        Some(b) => b,
+        None => "dev",
+    };
+
+    fn files_of(data: &JsValue) -> Vec<File> {
+        Reflect::get(data, &"files".into())
+            .ok()
+            .filter(Array::is_array)
+            .map(|v| {
+                Array::from(&v)
+                    .iter()
+                    .filter_map(|f| f.dyn_into::<File>().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Finds the record among `files`, reads the others with its mapping and
+    /// compares the recomputation with it.
+    fn start_verify(id: u64, files: Vec<File>) {
+        let fail = |message: String| post(&engine::worker_error(id, codes::BAD_REQUEST, message));
+        let Ok(reader) = FileReaderSync::new() else {
+            return fail("FileReaderSync is not available".into());
+        };
+        let mut found = None;
+        let mut data = Vec::new();
+        for f in files {
+            if found.is_none() && record::may_be_record(&f.name()) {
+                if let Some(v) = reader
+                    .read_as_text(&f)
+                    .ok()
+                    .and_then(|t| record::find_record(&t))
+                {
+                    found = Some((f.name(), v));
+                    continue;
+                }
+            }
+            data.push(f);
+        }
+        let Some((record_file, recorded)) = found else {
+            return fail("none of the files is a calibscope record (calibscope-record/1 JSON, or an HTML report holding one)".into());
+        };
+        if data.is_empty() {
+            return fail(format!(
+                "{record_file} needs its data files: drop them with it"
+            ));
+        }
+        let opts = match record::record_parse_options(&recorded) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("{record_file}: {e}")),
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let msg = match read_all(id, &data, &opts).await {
+                Err(msg) => msg,
+                Ok((parsed, refs)) => {
+                    record::verified(id, &record_file, &recorded, parsed, &opts, refs, BUILD)
+                }
+            };
+            post(&msg);
+        });
     }
 
     /// Posts what `f` answers with the open session (an error when none is open).
@@ -297,11 +356,14 @@ mod worker {
             let msg = match outcome {
                 _ if cancelled => FromWorker::Cancelled { id },
                 Err(msg) => msg,
-                Ok(parsed) => match engine::assemble(parsed, &opts) {
+                Ok((parsed, refs)) => match engine::assemble(parsed, &opts) {
                     Err(errors) => engine::parse_error_message(id, &errors),
                     Ok(dataset) => {
                         let session = Session::new(dataset);
-                        let msg = session.opened(id);
+                        let mut msg = session.opened(id);
+                        if let FromWorker::Opened { inputs, .. } = &mut msg {
+                            *inputs = refs;
+                        }
                         STATE.with(|s| {
                             let mut s = s.borrow_mut();
                             s.session = Some(session);
@@ -329,14 +391,21 @@ mod worker {
 
     type ParsedFiles = Vec<(String, Result<Parsed, ParseErrors>)>;
 
-    async fn read_all(id: u64, files: &[File], opts: &Options) -> Result<ParsedFiles, FromWorker> {
+    /// Reads and parses every file, hashing each one (SHA-256) over the same slices.
+    async fn read_all(
+        id: u64,
+        files: &[File],
+        opts: &Options,
+    ) -> Result<(ParsedFiles, Vec<FileRef>), FromWorker> {
         let reader = FileReaderSync::new().map_err(|e| {
             engine::worker_error(id, codes::READ_FAILED, format!("FileReaderSync: {e:?}"))
         })?;
         let total: f64 = files.iter().map(|f| f.size()).sum();
         let mut done = 0.0;
         let mut out = Vec::with_capacity(files.len());
+        let mut refs = Vec::with_capacity(files.len());
         for (index, file) in files.iter().enumerate() {
+            let mut hasher = Sha256Hasher::new();
             let name = file.name();
             let size = file.size();
             let options = Options {
@@ -359,6 +428,7 @@ mod worker {
                     )
                 })?;
                 let bytes = Uint8Array::new(&buffer).to_vec();
+                hasher.update(&bytes);
                 at = end;
                 let failed = parser.push(&bytes).is_err();
                 post(&FromWorker::Progress {
@@ -378,8 +448,13 @@ mod worker {
                 }
             }
             done += size;
+            refs.push(FileRef {
+                name: name.clone(),
+                size: size as u64,
+                sha256: hasher.finish_hex(),
+            });
             out.push((name, parser.finish_any()));
         }
-        Ok(out)
+        Ok((out, refs))
     }
 }

@@ -7,7 +7,9 @@
 //!   to be installed), `wasm-opt` (`-Oz` page, `-O3` worker) from the project-local
 //!   npm `binaryen` (never a system one: Debian's binaryen 108 silently breaks the
 //!   module), then the static
-//!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm).
+//!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm),
+//!   then `dist/precache.json` (every built file with its SHA-256, and a cache name
+//!   derived from them) for the service worker `sw.js`.
 //! - `cargo xtask serve [--port 8080] [--port-file FILE] [--dir dist]`: a small static
 //!   server on 127.0.0.1 with the right MIME types and the page's CSP as a header.
 
@@ -134,7 +136,7 @@ fn dist(args: &[String]) -> Result<(), String> {
     }
     copy(&root.join("index.html"), &out.join("index.html"))?;
     copy(&root.join("assets/favicon.svg"), &out.join("favicon.svg"))?;
-    for f in ["boot.js", "worker_loader.js"] {
+    for f in ["boot.js", "worker_loader.js", "sw.js"] {
         copy(&root.join("assets/js").join(f), &out.join(f))?;
     }
     copy_dir(&root.join("style"), &out.join("style"))?;
@@ -158,6 +160,8 @@ fn dist(args: &[String]) -> Result<(), String> {
     }
     report.push_str(&format!("  \"total_gzip\": {total_gz}\n}}\n"));
     std::fs::write(out.join("sizes.json"), report).map_err(|e| e.to_string())?;
+    let precache = precache_json(&out)?;
+    std::fs::write(out.join("precache.json"), precache).map_err(|e| e.to_string())?;
     eprintln!(
         "== dist/ ready in {:.0} s; wasm total {} KB gzipped{}",
         started.elapsed().as_secs_f64(),
@@ -165,6 +169,49 @@ fn dist(args: &[String]) -> Result<(), String> {
         if no_opt { " (not optimised)" } else { "" }
     );
     Ok(())
+}
+
+/// Files of `dist/` the service worker does not cache (its list, its own script,
+/// the build's size report).
+const NOT_PRECACHED: [&str; 3] = ["precache.json", "sw.js", "sizes.json"];
+
+fn files_under(dir: &Path, rel: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = format!("{rel}{}", entry.file_name().to_string_lossy());
+        if entry.path().is_dir() {
+            files_under(&entry.path(), &format!("{name}/"), out)?;
+        } else if !NOT_PRECACHED.contains(&name.as_str()) {
+            out.push(name);
+        }
+    }
+    Ok(())
+}
+
+/// `{"cache": "calibscope-<16 hex>", "files": [{"name", "bytes", "sha256"}]}`: the
+/// built files, sorted, and a cache name that changes with any of them.
+fn precache_json(dist: &Path) -> Result<String, String> {
+    let mut names = Vec::new();
+    files_under(dist, "", &mut names)?;
+    names.sort();
+    let mut lines = String::new();
+    let mut files = Vec::new();
+    for name in &names {
+        let bytes = std::fs::read(dist.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        let sha = calibscope_share::sha256_hex(&bytes);
+        lines.push_str(&format!("{name} {sha}\n"));
+        files.push(format!(
+            "    {{\"name\": \"{name}\", \"bytes\": {}, \"sha256\": \"{sha}\"}}",
+            bytes.len()
+        ));
+    }
+    let build = calibscope_share::sha256_hex(lines.as_bytes());
+    Ok(format!(
+        "{{\n  \"cache\": \"calibscope-{}\",\n  \"files\": [\n{}\n  ]\n}}\n",
+        &build[..16],
+        files.join(",\n")
+    ))
 }
 
 /// The project-local wasm-opt (npm `binaryen`), checked to be version 132.

@@ -28,7 +28,8 @@ pub use recalibration::{
 };
 pub use record::{
     fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, report_tables,
-    verify, Check, Producer, Record, Status, RECORD_ELEMENT_ID, RECORD_SCHEMA,
+    reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID,
+    RECORD_SCHEMA, REPORT_M,
 };
 pub use sections::binned_metrics_json;
 

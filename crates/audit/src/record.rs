@@ -173,6 +173,15 @@ pub fn parse_options(m: &MappingState) -> Result<Options, String> {
 pub enum Status {
     /// The same value (numbers: the same `f64`, bit for bit as JSON writes it).
     Identical { value: Value },
+    /// Numbers equal up to floating-point rounding: at most [`MAX_ROUNDING_ULPS`]
+    /// representable doubles apart (another platform's maths library: the browser's
+    /// wasm build and a native build may round `exp`, `ln`, `powf` differently in the
+    /// last bit). Counted as verified, and shown as such.
+    Rounding {
+        recorded: Value,
+        recomputed: Value,
+        ulps: u64,
+    },
     /// Different values: the recorded one and the recomputed one.
     Differs { recorded: Value, recomputed: Value },
     /// The value exists in the record only (`in_record`) or in the recomputation only.
@@ -187,8 +196,59 @@ pub struct Check {
 }
 
 impl Check {
+    /// Identical, or equal up to floating-point rounding.
     pub fn ok(&self) -> bool {
-        matches!(self.status, Status::Identical { .. })
+        matches!(
+            self.status,
+            Status::Identical { .. } | Status::Rounding { .. }
+        )
+    }
+}
+
+/// The most units in the last place two recomputed numbers may differ by and still
+/// verify (see [`Status::Rounding`]); a changed value is thousands of ulps away.
+pub const MAX_ROUNDING_ULPS: u64 = 16;
+
+/// How many representable doubles lie between `a` and `b` (both finite).
+fn ulps_apart(a: f64, b: f64) -> Option<u64> {
+    if !a.is_finite() || !b.is_finite() {
+        return None;
+    }
+    let ordered = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 {
+            i64::MIN.wrapping_sub(bits)
+        } else {
+            bits
+        }
+    };
+    Some(ordered(a).abs_diff(ordered(b)))
+}
+
+/// The status of two values found at the same path.
+fn compare(x: &Value, y: &Value) -> Status {
+    if x == y {
+        return Status::Identical { value: x.clone() };
+    }
+    let integers = |v: &Value| v.is_u64() || v.is_i64();
+    if let (Some(a), Some(b)) = (x.as_f64(), y.as_f64()) {
+        // `1` and `1.0` are the same number (a record re-saved by another JSON tool)
+        if a == b && !(integers(x) && integers(y)) {
+            return Status::Identical { value: x.clone() };
+        }
+        if let Some(ulps) = ulps_apart(a, b).filter(|&u| u <= MAX_ROUNDING_ULPS) {
+            if !(integers(x) && integers(y)) {
+                return Status::Rounding {
+                    recorded: x.clone(),
+                    recomputed: y.clone(),
+                    ulps,
+                };
+            }
+        }
+    }
+    Status::Differs {
+        recorded: x.clone(),
+        recomputed: y.clone(),
     }
 }
 
@@ -223,14 +283,7 @@ fn walk(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Check>) 
         }
         (Some(x), Some(y)) => out.push(Check {
             path: path.to_string(),
-            status: if x == y {
-                Status::Identical { value: x.clone() }
-            } else {
-                Status::Differs {
-                    recorded: x.clone(),
-                    recomputed: y.clone(),
-                }
-            },
+            status: compare(x, y),
         }),
         (Some(x), None) | (None, Some(x)) => out.push(Check {
             path: path.to_string(),
@@ -262,6 +315,48 @@ pub fn verify(record: &Value, recomputed: &Value) -> Vec<Check> {
         walk(key, record.get(key), recomputed.get(key), &mut out);
     }
     out
+}
+
+/// The bin count of the reports' reliability tables (`tables.reliability…_15`).
+pub const REPORT_M: usize = 15;
+
+/// A record's recomputation from its data (`parsed`, read with the record's
+/// mapping, from the files fingerprinted in `inputs`), compared with the record value
+/// by value: what `calibscope verify` and the app's "Verify a record" both do.
+/// Returns the checks and a note per recorded table of a view that is not
+/// recomputed (named, not compared).
+pub fn reverify(
+    recorded: &Value,
+    parsed: &Result<calibscope_io::Dataset, calibscope_io::ParseErrors>,
+    name: &str,
+    inputs: Vec<FileRef>,
+    producer: Producer,
+) -> Result<(Record, Vec<Check>, Vec<String>), String> {
+    let record = Record::from_json(recorded)?;
+    let recomputed = Record {
+        producer,
+        inputs,
+        audits: vec![crate::audit_document(parsed, name, &record.options)],
+        tables: parsed
+            .as_ref()
+            .map(|d| report_tables(&d.models, REPORT_M))
+            .unwrap_or_default(),
+        ..record.clone()
+    };
+    let recomputed = recomputed.to_json();
+    let mut compared = recorded.clone();
+    let mut notes = Vec::new();
+    if let Some(tables) = compared["tables"].as_object_mut() {
+        tables.retain(|key, _| {
+            let known = recomputed["tables"].get(key).is_some();
+            if !known {
+                notes.push(format!("tables.{key}: not recomputed"));
+            }
+            known
+        });
+    }
+    let checks = verify(&compared, &recomputed);
+    Ok((record, checks, notes))
 }
 
 /// The tables a report draws beyond the audit document: the reliability table of
@@ -319,4 +414,41 @@ pub fn fuzz_check(data: &[u8]) {
     );
     let reread = Record::from_json(&again).expect("a written record reads back");
     assert_eq!(reread.to_json(), again, "a record re-reads to itself");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_is_told_apart_from_a_change() {
+        let x = 0.7131106033327793f64;
+        let next = f64::from_bits(x.to_bits() + 1);
+        assert!(matches!(
+            compare(&json!(x), &json!(next)),
+            Status::Rounding { ulps: 1, .. }
+        ));
+        assert!(matches!(
+            compare(&json!(x), &json!(x + 1e-12)),
+            Status::Differs { .. }
+        ));
+        assert!(matches!(
+            compare(&json!(1), &json!(1.0)),
+            Status::Identical { .. }
+        ));
+        assert!(matches!(
+            compare(&json!(-0.0), &json!(0.0)),
+            Status::Identical { .. }
+        ));
+        // integers (sizes, counts) are exact
+        assert!(matches!(
+            compare(&json!(1120), &json!(1121)),
+            Status::Differs { .. }
+        ));
+        assert!(matches!(
+            compare(&json!("a"), &json!("b")),
+            Status::Differs { .. }
+        ));
+        assert_eq!(ulps_apart(-1e-300, 1e-300).map(|u| u > 16), Some(true));
+    }
 }

@@ -4,7 +4,7 @@
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
 use calibscope_audit::{
-    audit_document, parse_options, record_json_of, report_tables, verify, Producer, Record, Status,
+    parse_options, record_json_of, report_tables, reverify, Producer, Record, Status,
 };
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
@@ -12,8 +12,7 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The bin count of the report's reliability diagrams and tables.
-const REPORT_M: usize = 15;
+use calibscope_audit::REPORT_M;
 
 /// Who writes the CLI's records.
 fn producer() -> Producer {
@@ -152,36 +151,30 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
     let options = parse_options(&record.settings.mapping).map_err(Failure::Input)?;
     let parsed = read(&args.files, &options);
     let name = args.files[0].display().to_string();
-    let doc = audit_document(&parsed, &name, &record.options);
-    let recomputed = Record {
-        producer: producer(),
-        inputs: fingerprints(&args.files)?,
-        audits: vec![doc],
-        tables: parsed
-            .as_ref()
-            .map(|d| report_tables(&d.models, REPORT_M))
-            .unwrap_or_default(),
-        ..record.clone()
-    };
-    let recomputed = recomputed.to_json();
+    let inputs = fingerprints(&args.files)?;
+    let (_, checks, notes) =
+        reverify(&recorded, &parsed, &name, inputs, producer()).map_err(Failure::Input)?;
     // tables of app views the CLI does not compute are named, not compared
-    let mut compared = recorded.clone();
-    let mut out = String::new();
-    if let Some(tables) = compared["tables"].as_object_mut() {
-        tables.retain(|key, _| {
-            let known = recomputed["tables"].get(key).is_some();
-            if !known {
-                out.push_str(&format!("· tables.{key}: not recomputed by the CLI\n"));
-            }
-            known
-        });
-    }
-    let checks = verify(&compared, &recomputed);
+    let mut out: String = notes
+        .iter()
+        .map(|n| format!("· {n} by the CLI\n"))
+        .collect();
     let failed = checks.iter().filter(|c| !c.ok()).count();
     for c in &checks {
         let line = match &c.status {
             Status::Identical { .. } if args.failures_only => continue,
             Status::Identical { value } => format!("✓ {} = {}\n", c.path, short(value)),
+            Status::Rounding { .. } if args.failures_only => continue,
+            Status::Rounding {
+                recorded,
+                recomputed,
+                ulps,
+            } => format!(
+                "≈ {}: recorded {}, recomputed {} ({ulps} ulp apart: floating-point rounding of another platform)\n",
+                c.path,
+                short(recorded),
+                short(recomputed)
+            ),
             Status::Differs {
                 recorded,
                 recomputed,
@@ -207,8 +200,12 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         };
         out.push_str(&line);
     }
+    let rounding = checks
+        .iter()
+        .filter(|c| matches!(c.status, Status::Rounding { .. }))
+        .count();
     out.push_str(&format!(
-        "{} values compared: {} identical, {failed} differ or are missing (record by {} {} build {})\n",
+        "{} values compared: {} identical ({rounding} of them up to floating-point rounding), {failed} differ or are missing (record by {} {} build {})\n",
         checks.len(),
         checks.len() - failed,
         record.producer.name,

@@ -1,0 +1,511 @@
+//! Permalinks: the page's state as a `calibscope-share` [`ViewState`] in the URL
+//! fragment (`#a1=…`), kept up to date with `history.replaceState` (debounced) as
+//! controls move; read at start (a bundled example by id is opened, user files are
+//! asked for and checked against their SHA-256 when dropped, embedded data is
+//! opened); "Copy link" and "include data in link".
+//!
+//! What a link restores: the view; the explorer's model, reading, binning and bin
+//! count (the binning and bin count are those of the view shown: the explorer's, the
+//! flips slider's or the Recalibrate view's); the flips view's metric, pinned
+//! reference and Spearman bin counts; the Recalibrate view's seed, fraction and
+//! method; the lab settings and theme (kept as they came); the data; the column
+//! mapping.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+use calibscope_app::proto::MappingOverride;
+use calibscope_app::share_state::{self, DEFAULT_EXAMPLE};
+use calibscope_share::{
+    decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,
+    ViewId, ViewState, MAX_EMBEDDED_COMPRESSED,
+};
+use leptos::prelude::*;
+use serde_json::Value;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::File;
+
+use super::flips_state::{self, FlipsState};
+use super::store::{Store, View};
+use super::{client, recal};
+
+/// How long the URL waits for the controls to settle.
+const DEBOUNCE_MS: u64 = 300;
+/// Files above this size are never offered for embedding (they would not fit).
+const EMBED_READ_MAX: f64 = 4.0 * MAX_EMBEDDED_COMPRESSED as f64 * 8.0;
+
+/// A message above the views that does not block anything.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// `link` (the link could not be read), `reproduce` (drop the files),
+    /// `mismatch` (the dropped files differ), `match` (they are the link's).
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// The signals of sharing.
+#[derive(Clone, Copy)]
+pub struct Share {
+    pub notices: RwSignal<Vec<Notice>>,
+    pub theme: RwSignal<Theme>,
+    /// The lab views' settings (name → JSON), kept through links.
+    pub lab: RwSignal<BTreeMap<String, Value>>,
+    /// The files a link names, until they are dropped.
+    pub expected: RwSignal<Vec<FileRef>>,
+    /// The opened files, embeddable in a link (when small enough).
+    pub embeddable: RwSignal<Option<Vec<EmbeddedFile>>>,
+    pub include_data: RwSignal<bool>,
+    store: Store,
+    flips: FlipsState,
+}
+
+/// The fragment of the current state (`a1=…`), as context.
+#[derive(Clone, Copy)]
+pub struct Link(pub Memo<String>);
+
+thread_local! {
+    static SHARE: Cell<Option<Share>> = const { Cell::new(None) };
+    /// The link's settings that apply once its data set is open.
+    static PENDING: RefCell<Option<ViewState>> = const { RefCell::new(None) };
+    static TIMER: Cell<Option<TimeoutHandle>> = const { Cell::new(None) };
+}
+
+fn share() -> Share {
+    SHARE.with(|s| s.get().expect("share::start ran"))
+}
+
+fn notify(kind: &'static str, text: String) {
+    share().notices.update(|n| {
+        n.retain(|x| x.kind != kind);
+        n.push(Notice { kind, text });
+    });
+}
+
+fn dismiss(kind: &str) {
+    share().notices.update(|n| n.retain(|x| x.kind != kind));
+}
+
+fn view_id(v: View) -> ViewId {
+    serde_json::from_value(Value::String(v.id().into())).unwrap_or_default()
+}
+
+fn view_of(id: ViewId) -> View {
+    let name = serde_json::to_value(id).unwrap_or_default();
+    View::ALL
+        .iter()
+        .copied()
+        .find(|v| name.as_str() == Some(v.id()))
+        .unwrap_or(View::Audit)
+}
+
+fn binning_name(b: BinningId) -> String {
+    match b {
+        BinningId::Width => "width".into(),
+        BinningId::Mass => "mass".into(),
+    }
+}
+
+fn binning_id(s: &str) -> BinningId {
+    if s == "mass" {
+        BinningId::Mass
+    } else {
+        BinningId::Width
+    }
+}
+
+fn method_name(m: MethodId) -> String {
+    serde_json::to_value(m)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_else(|| "temperature".into())
+}
+
+/// The page's state (tracked: read inside a memo, it follows every control).
+fn current(store: Store, fl: FlipsState, sh: Share) -> ViewState {
+    let view = store.view.get();
+    let (seed, fraction, r_binning, r_m, after) = recal::settings();
+    let (binning, m) = match view {
+        View::Flips => (fl.binning.get(), fl.m.get()),
+        View::Recalibrate => (r_binning.get(), r_m.get()),
+        _ => (store.binning.get(), store.m.get()),
+    };
+    store.summary.track();
+    let expected = sh.expected.get();
+    let data = if !expected.is_empty() {
+        DataSource::Files { files: expected }
+    } else if store.example.get() {
+        DataSource::Example {
+            id: DEFAULT_EXAMPLE.into(),
+        }
+    } else {
+        match (sh.include_data.get(), sh.embeddable.get()) {
+            (true, Some(files)) => DataSource::Embedded { files },
+            _ => match store.inputs.get() {
+                files if files.is_empty() => DataSource::None,
+                files => DataSource::Files { files },
+            },
+        }
+    };
+    let defaults = ViewState::default();
+    ViewState {
+        view: view_id(view),
+        model: store.model.get(),
+        reading: store.reading.get(),
+        binning: binning_id(&binning),
+        m,
+        pinned_m: Some(fl.m_ref.get()),
+        metric: fl.metric.get(),
+        spearman_bins: flips_state::parse_bins(&fl.bins_text.get())
+            .unwrap_or(defaults.spearman_bins),
+        split_seed: seed.get(),
+        cal_fraction: fraction.get(),
+        method: serde_json::from_value(Value::String(after.get())).unwrap_or_default(),
+        lab: sh.lab.get(),
+        theme: sh.theme.get(),
+        data,
+        mapping: if store.example.get() {
+            MappingOverride::default()
+        } else {
+            client::current_mapping()
+        },
+    }
+}
+
+/// The page's state now (untracked), for records.
+pub fn current_state() -> ViewState {
+    let sh = share();
+    untrack(|| current(sh.store, sh.flips, sh))
+}
+
+/// Sets what does not depend on the data set: the view, the flips and Recalibrate
+/// settings (and the shown view's binning and bin count when it is one of those).
+fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
+    let view = view_of(s.view);
+    store.view.set(view);
+    fl.metric.set(s.metric.clone());
+    if let Some(p) = s.pinned_m {
+        fl.m_ref.set(p.max(1));
+    }
+    let bins: Vec<String> = s.spearman_bins.iter().map(|b| b.to_string()).collect();
+    fl.bins_text.set(bins.join(", "));
+    let (seed, fraction, r_binning, r_m, after) = recal::settings();
+    seed.set(s.split_seed);
+    if s.cal_fraction > 0.0 && s.cal_fraction < 1.0 {
+        fraction.set(s.cal_fraction);
+    }
+    after.set(method_name(s.method));
+    match view {
+        View::Flips => {
+            fl.binning.set(binning_name(s.binning));
+            fl.m.set(s.m.max(1));
+        }
+        View::Recalibrate => {
+            r_binning.set(binning_name(s.binning));
+            r_m.set(s.m.max(1));
+        }
+        _ => {}
+    }
+    sh.theme.set(s.theme);
+    sh.lab.set(s.lab.clone());
+}
+
+/// Sets what needs the data set (called when a data set was opened).
+fn apply_loaded(store: Store, s: &ViewState) {
+    let models = store
+        .summary
+        .with_untracked(|x| x.as_ref().map_or(0, |x| x.models.len()));
+    if s.model < models {
+        store.model.set(s.model);
+    }
+    store.reading.set(s.reading.clone());
+    if matches!(view_of(s.view), View::Audit) {
+        store.binning.set(binning_name(s.binning));
+        let max = store
+            .summary
+            .with_untracked(|x| x.as_ref().map_or(1, |x| x.m_max));
+        store.m.set(s.m.clamp(1, max));
+    }
+}
+
+/// Reads the fragment, applies it and installs the URL updates. Returns whether the
+/// app should open its default example (no link, or a link to it).
+pub fn start(store: Store) -> bool {
+    let fl = expect_context::<FlipsState>();
+    let sh = Share {
+        notices: RwSignal::new(Vec::new()),
+        theme: RwSignal::new(Theme::System),
+        lab: RwSignal::new(BTreeMap::new()),
+        expected: RwSignal::new(Vec::new()),
+        embeddable: RwSignal::new(None),
+        include_data: RwSignal::new(false),
+        store,
+        flips: fl,
+    };
+    SHARE.with(|s| s.set(Some(sh)));
+    provide_context(sh);
+    let link = Memo::new(move |_| encode(&current(store, fl, sh)));
+    provide_context(Link(link));
+    let open_default = read_link(store, fl, sh);
+    // the URL follows the controls, once they settle
+    Effect::new(move |_| {
+        let fragment = link.get();
+        if let Some(old) = TIMER.with(|t| t.take()) {
+            old.clear();
+        }
+        let handle = set_timeout_with_handle(
+            move || {
+                let url = format!("#{fragment}");
+                if let Ok(h) = window().history() {
+                    let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+                }
+            },
+            std::time::Duration::from_millis(DEBOUNCE_MS),
+        );
+        TIMER.with(|t| t.set(handle.ok()));
+    });
+    // small opened files may travel inside the link
+    Effect::new(move |_| {
+        store.inputs.track();
+        sh.embeddable.set(None);
+        let files = client::current_file_handles();
+        let total: f64 = files.iter().map(|f| f.size()).sum();
+        if files.is_empty() || total > EMBED_READ_MAX || store.example.get_untracked() {
+            return;
+        }
+        client::busy(1);
+        wasm_bindgen_futures::spawn_local(async move {
+            sh.embeddable.set(embeddable(&files).await);
+            client::busy(-1);
+        });
+    });
+    open_default
+}
+
+async fn embeddable(files: &[File]) -> Option<Vec<EmbeddedFile>> {
+    let mut out = Vec::new();
+    for f in files {
+        let buffer = JsFuture::from(f.array_buffer()).await.ok()?;
+        let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+        out.push(embed(&f.name(), &bytes).ok()?);
+    }
+    Some(out)
+}
+
+/// Applies the page's fragment; returns whether to open the default example.
+fn read_link(store: Store, fl: FlipsState, sh: Share) -> bool {
+    let hash = window().location().hash().unwrap_or_default();
+    // anchors (#flips, #overview) are not links
+    if !hash.contains('=') {
+        return true;
+    }
+    let decoded = match decode_lenient(&hash) {
+        Ok(d) => d,
+        Err(e) => {
+            notify(
+                "link",
+                format!("This link could not be read ({e}); the app opened with its defaults."),
+            );
+            return true;
+        }
+    };
+    if !decoded.ignored.is_empty() {
+        notify(
+            "link",
+            format!(
+                "Parts of this link were not understood and left at their defaults: {}.",
+                decoded.ignored.join("; ")
+            ),
+        );
+    }
+    apply_state(store, fl, sh, decoded.state)
+}
+
+/// Restores the settings of a dropped record or report (its data: its files' names,
+/// sizes and SHA-256); returns whether to open the default example.
+pub fn restore(state: ViewState) -> bool {
+    let sh = share();
+    apply_state(sh.store, sh.flips, sh, state)
+}
+
+/// Applies a view state: its settings now or once its data set is open, its data
+/// opened or asked for. Returns whether to open the default example.
+fn apply_state(store: Store, fl: FlipsState, sh: Share, state: ViewState) -> bool {
+    apply_early(store, fl, sh, &state);
+    let mapping = state.mapping.clone();
+    let data = state.data.clone();
+    PENDING.with(|p| *p.borrow_mut() = Some(state));
+    match data {
+        DataSource::None => true,
+        DataSource::Example { id } if id == DEFAULT_EXAMPLE => true,
+        DataSource::Example { id } => match share_state::example_path(&id) {
+            Some(path) => {
+                super::open_example_at(path);
+                false
+            }
+            None => {
+                notify(
+                    "link",
+                    format!("This link names the example {id:?}, which this calibscope does not bundle; the default example is shown."),
+                );
+                true
+            }
+        },
+        DataSource::Files { files } => {
+            store.example.set(false);
+            notify("reproduce", share_state::reproduce_text(&files));
+            sh.expected.set(files);
+            false
+        }
+        DataSource::Embedded { files } => {
+            store.example.set(false);
+            match embedded_files(&files) {
+                Ok(handles) => {
+                    sh.include_data.set(true);
+                    client::open(handles, mapping);
+                }
+                Err(e) => notify(
+                    "link",
+                    format!("The data inside this link cannot be read: {e}."),
+                ),
+            }
+            false
+        }
+    }
+}
+
+fn embedded_files(files: &[EmbeddedFile]) -> Result<Vec<File>, String> {
+    files
+        .iter()
+        .map(|f| {
+            let bytes = f.bytes()?;
+            let array = js_sys::Uint8Array::from(bytes.as_slice());
+            File::new_with_u8_array_sequence(&js_sys::Array::of1(&array), &f.name)
+                .map_err(|e| format!("{e:?}"))
+        })
+        .collect()
+}
+
+/// The mapping a dropped file is read with: the link's while its files are awaited.
+pub fn drop_mapping() -> MappingOverride {
+    if share().expected.with_untracked(|e| e.is_empty()) {
+        return MappingOverride::default();
+    }
+    PENDING.with(|p| {
+        p.borrow()
+            .as_ref()
+            .map(|s| s.mapping.clone())
+            .unwrap_or_default()
+    })
+}
+
+/// A data set was opened (called by the client): checks the files against the
+/// link's fingerprints and applies the link's remaining settings.
+pub fn opened(inputs: &[FileRef]) {
+    let sh = share();
+    let store = sh.store;
+    let expected = sh.expected.get_untracked();
+    if !expected.is_empty() {
+        dismiss("reproduce");
+        let wrong = share_state::mismatches(&expected, inputs);
+        if wrong.is_empty() {
+            notify(
+                "match",
+                "The dropped files are the link's files (same SHA-256).".into(),
+            );
+        } else {
+            notify(
+                "mismatch",
+                format!(
+                    "These are not the link's files, so the numbers may differ: {}.",
+                    wrong.join("; ")
+                ),
+            );
+        }
+        sh.expected.set(Vec::new());
+    }
+    if let Some(state) = PENDING.with(|p| p.borrow_mut().take()) {
+        apply_loaded(store, &state);
+    }
+}
+
+/// The notices (above the views).
+#[component]
+pub fn Notices() -> impl IntoView {
+    let sh = expect_context::<Share>();
+    view! {
+        <div id="notices">
+            <For each=move || sh.notices.get() key=|n| (n.kind, n.text.clone()) let:n>
+                <p class="share-notice" class:warn=n.kind == "mismatch" || n.kind == "link"
+                    data-notice=n.kind role=if n.kind == "mismatch" { "alert" } else { "status" }>
+                    <span>{n.text.clone()}</span>
+                    " "
+                    <button class="linklike" on:click=move |_| dismiss(n.kind)>"Dismiss"</button>
+                </p>
+            </For>
+        </div>
+    }
+}
+
+/// "Copy link", its length and "include data in link".
+#[component]
+pub fn SharePanel() -> impl IntoView {
+    let sh = expect_context::<Share>();
+    let Link(link) = expect_context::<Link>();
+    let copied = RwSignal::new(String::new());
+    let full = move || {
+        let loc = window().location();
+        format!(
+            "{}{}#{}",
+            loc.origin().unwrap_or_default(),
+            loc.pathname().unwrap_or_default(),
+            link.get()
+        )
+    };
+    let copy = move |_| {
+        let text = full();
+        let clipboard = window().navigator().clipboard();
+        wasm_bindgen_futures::spawn_local(async move {
+            let ok = JsFuture::from(clipboard.write_text(&text)).await.is_ok();
+            copied.set(
+                if ok {
+                    "Link copied."
+                } else {
+                    "The browser refused the clipboard; copy the link from the box."
+                }
+                .into(),
+            );
+        });
+    };
+    let on_focus = move |ev: leptos::ev::FocusEvent| {
+        if let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        {
+            el.select();
+        }
+    };
+    view! {
+        <section class="share" id="share" aria-labelledby="share-title">
+            <h2 id="share-title">"Share this view"</h2>
+            <div class="controls">
+                <button id="copy-link" on:click=copy>"Copy link"</button>
+                <span id="link-length" data-length=move || full().len().to_string()>
+                    {move || format!("{} characters", full().len())}
+                </span>
+                <span class="copied" role="status">{move || copied.get()}</span>
+            </div>
+            <label class="share-link">"Link "
+                <input id="share-link" type="text" readonly prop:value=full on:focus=on_focus/>
+            </label>
+            <Show when=move || sh.embeddable.with(|e| e.is_some())>
+                <label class="include-data">
+                    <input id="include-data" type="checkbox" prop:checked=move || sh.include_data.get()
+                        on:change=move |ev| sh.include_data.set(event_target_checked(&ev))/>
+                    " Include the data in the link. The data itself will be inside the link: anyone who has the link has your data."
+                </label>
+            </Show>
+            <p class="hint">"The link holds the view's settings and your files' names, sizes and SHA-256, never their contents (unless you include the data). Whoever opens it drops the same files to see the same numbers."</p>
+        </section>
+    }
+}

@@ -1,0 +1,252 @@
+//! Audit records in the worker: the `calibscope-record/1` of the open data set (the
+//! audit crate's own record code, as the CLI's `audit --record`), and the
+//! verification of a dropped record against its data files (the audit crate's
+//! [`reverify`], as `calibscope verify`).
+
+use calibscope_audit::{
+    audit_document, record_json_of, report_tables, reverify, AuditOptions, Check, Producer,
+    RecalibrationSettings, Record, Status, RECORD_SCHEMA, REPORT_M,
+};
+use calibscope_io::{Dataset, Options, ParseErrors, Parsed};
+use calibscope_share::{FileRef, ViewState};
+use serde_json::Value;
+
+use super::{worker_error, Session};
+use crate::proto::{codes, CheckItem, FromWorker};
+
+/// Who writes the app's records.
+pub fn producer(build: &str) -> Producer {
+    Producer {
+        name: "calibscope-app".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        build: build.into(),
+    }
+}
+
+/// The options of the app's records: the report's bin count and the view's, the
+/// recalibration split of the view, ROC points as the CLI writes them.
+pub fn record_options(settings: &ViewState) -> Result<AuditOptions, String> {
+    if !(settings.cal_fraction > 0.0 && settings.cal_fraction < 1.0) {
+        return Err("the calibration fraction must lie strictly between 0 and 1".into());
+    }
+    let mut m_values = vec![REPORT_M, settings.m.max(1)];
+    m_values.sort_unstable();
+    m_values.dedup();
+    Ok(AuditOptions {
+        m_values,
+        recalibration: Some(RecalibrationSettings {
+            seed: settings.split_seed,
+            fraction: settings.cal_fraction,
+        }),
+        roc_max_n: 300,
+    })
+}
+
+impl Session {
+    /// The data set as read (the models' sets are kept by the session's models).
+    fn dataset(&self) -> Dataset {
+        Dataset {
+            models: self
+                .models
+                .iter()
+                .map(|m| (m.name.clone(), m.set.clone()))
+                .collect(),
+            ..self.dataset.clone()
+        }
+    }
+
+    /// The record of the open data set (answers [`crate::proto::ToWorker::Record`]).
+    pub fn record(
+        &self,
+        id: u64,
+        settings: ViewState,
+        inputs: Vec<FileRef>,
+        build: &str,
+    ) -> FromWorker {
+        let options = match record_options(&settings) {
+            Ok(o) => o,
+            Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
+        };
+        let dataset = self.dataset();
+        let tables = report_tables(&dataset.models, REPORT_M);
+        let name = dataset.name.clone();
+        let audits = vec![audit_document(&Ok(dataset), &name, &options)];
+        let record = Record {
+            producer: producer(build),
+            inputs,
+            settings,
+            options,
+            audits,
+            tables,
+        };
+        FromWorker::Record {
+            id,
+            record: record.to_json(),
+        }
+    }
+}
+
+/// The record among dropped files' texts, if one is: its JSON (schema checked).
+pub fn find_record(text: &str) -> Option<Value> {
+    record_json_of(text)
+        .ok()
+        .filter(|v| v["schema"].as_str() == Some(RECORD_SCHEMA))
+}
+
+/// Whether a dropped file may be a record (JSON, or an HTML report).
+pub fn may_be_record(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".json", ".html", ".htm"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+}
+
+/// The parser options of a record (its column mapping).
+pub fn record_parse_options(recorded: &Value) -> Result<Options, String> {
+    let record = Record::from_json(recorded)?;
+    super::options(
+        &record.settings.mapping,
+        crate::proto::Limits::default(),
+        None,
+    )
+}
+
+/// The checks as the protocol carries them.
+pub fn check_items(checks: &[Check]) -> Vec<CheckItem> {
+    checks
+        .iter()
+        .map(|c| {
+            let (status, recorded, recomputed) = match &c.status {
+                Status::Identical { value } => {
+                    ("identical", Some(value.clone()), Some(value.clone()))
+                }
+                Status::Rounding {
+                    recorded,
+                    recomputed,
+                    ..
+                } => ("rounding", Some(recorded.clone()), Some(recomputed.clone())),
+                Status::Differs {
+                    recorded,
+                    recomputed,
+                } => ("differs", Some(recorded.clone()), Some(recomputed.clone())),
+                Status::Missing {
+                    in_record: true,
+                    value,
+                } => ("missing", Some(value.clone()), None),
+                Status::Missing { value, .. } => ("extra", None, Some(value.clone())),
+            };
+            CheckItem {
+                path: c.path.clone(),
+                status: status.into(),
+                recorded,
+                recomputed,
+            }
+        })
+        .collect()
+}
+
+/// Verifies `recorded` against the parsed data files (answers
+/// [`crate::proto::ToWorker::Verify`] once the files are read).
+pub fn verified(
+    id: u64,
+    record_file: &str,
+    recorded: &Value,
+    parsed: Vec<(String, Result<Parsed, ParseErrors>)>,
+    opts: &Options,
+    inputs: Vec<FileRef>,
+    build: &str,
+) -> FromWorker {
+    let name = parsed.first().map(|p| p.0.clone()).unwrap_or_default();
+    let dataset = calibscope_io::assemble(parsed, opts);
+    match reverify(recorded, &dataset, &name, inputs, producer(build)) {
+        Err(e) => worker_error(id, codes::BAD_REQUEST, format!("{record_file}: {e}")),
+        Ok((record, checks, notes)) => FromWorker::Verified {
+            id,
+            record_file: record_file.into(),
+            producer: format!(
+                "{} {} (build {})",
+                record.producer.name, record.producer.version, record.producer.build
+            ),
+            checks: check_items(&checks),
+            notes,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use calibscope_io::Parser;
+
+    fn parse(name: &str, bytes: &[u8]) -> Vec<(String, Result<Parsed, ParseErrors>)> {
+        let mut p = Parser::new(name.to_string(), Options::default());
+        let _ = p.push(bytes);
+        vec![(name.to_string(), p.finish_any())]
+    }
+
+    fn csv() -> Vec<u8> {
+        let mut s = String::from("label,p\n");
+        for i in 0..60u32 {
+            let p = (i as f64 * 0.37).fract();
+            s.push_str(&format!(
+                "{},{p}\n",
+                u32::from(p > 0.4) ^ (i % 7 == 0) as u32
+            ));
+        }
+        s.into_bytes()
+    }
+
+    #[test]
+    fn a_record_of_the_app_verifies_and_a_tampered_value_is_flagged() {
+        let bytes = csv();
+        let opts = Options::default();
+        let ds = calibscope_io::assemble(parse("t.csv", &bytes), &opts).unwrap();
+        let session = Session::new(ds);
+        let settings = ViewState {
+            m: 7,
+            split_seed: 3,
+            ..ViewState::default()
+        };
+        let inputs = vec![calibscope_share::file_ref("t.csv", &bytes)];
+        let FromWorker::Record { record, .. } = session.record(1, settings, inputs.clone(), "test")
+        else {
+            panic!("a record")
+        };
+        assert_eq!(record["options"]["m_values"], serde_json::json!([7, 15]));
+        let text = serde_json::to_string(&record).unwrap();
+        let found = find_record(&text).expect("the record is found");
+        let check = |rec: &Value| match verified(
+            2,
+            "r.json",
+            rec,
+            parse("t.csv", &bytes),
+            &opts,
+            inputs.clone(),
+            "b",
+        ) {
+            FromWorker::Verified { checks, .. } => checks,
+            other => panic!("{other:?}"),
+        };
+        let checks = check(&found);
+        assert!(checks.len() > 100, "{} checks", checks.len());
+        assert!(
+            checks.iter().all(|c| c.status == "identical"),
+            "{:?}",
+            checks.iter().find(|c| c.status != "identical")
+        );
+        let mut tampered = found.clone();
+        let acc = tampered["audits"][0]["binning_free"]["accuracy"]
+            .as_f64()
+            .unwrap();
+        tampered["audits"][0]["binning_free"]["accuracy"] = serde_json::json!(acc + 0.01);
+        let bad: Vec<_> = check(&tampered)
+            .into_iter()
+            .filter(|c| c.status != "identical")
+            .collect();
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].path, "audits.0.binning_free.accuracy");
+        assert_eq!(bad[0].recomputed, Some(serde_json::json!(acc)));
+        assert!(find_record("label,p\n1,0.5\n").is_none());
+        assert!(may_be_record("R.HTML") && !may_be_record("x.csv"));
+    }
+}
