@@ -71,5 +71,9 @@ fn main() {
     });
     let session = phase("Session::new", || Session::new(dataset));
     let json = phase("opened (audits + JSON)", || session.opened(1).to_json());
-    eprintln!("answer: {} bytes; m values {:?}", json.len(), session.m_values());
+    eprintln!(
+        "answer: {} bytes; m values {:?}",
+        json.len(),
+        session.m_values()
+    );
 }
