@@ -1,7 +1,7 @@
 //! Native tests of the Recalibrate answers against the fixtures.
 
-use crate::compare;
 use super::*;
+use crate::compare;
 use std::path::{Path, PathBuf};
 
 fn shared() -> Option<PathBuf> {
