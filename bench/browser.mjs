@@ -21,6 +21,7 @@
 // takes the reliability table or the chart out of the layout during the slider run).
 import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { launch, openApp, idle } from '../tests/e2e/helpers.mjs';
 
 function args() {
@@ -38,28 +39,32 @@ function args() {
   return a;
 }
 
-const pct = (xs, p) => {
+export const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   if (!s.length) return NaN;
   // nearest rank
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
-const median = (xs) => pct(xs, 50);
-const r1 = (x) => Math.round(x * 10) / 10;
+export const median = (xs) => pct(xs, 50);
+export const r1 = (x) => Math.round(x * 10) / 10;
 
-/** Drops `file` (a path on disk) on the page as a person would and times it. */
-async function dropAndTime(page, file) {
-  // a disk-backed File: playwright hands the path to chromium (no copy through JS)
+/** Drops `file` (a path on disk, or several paths dropped together) on the page as
+ * a person would and times it. With `expectError`, the drop ends at the error panel
+ * (its text is returned) instead of the diagram. */
+export async function dropAndTime(page, file, { expectError = false } = {}) {
+  const files = Array.isArray(file) ? file : [file];
+  // disk-backed Files: playwright hands the paths to chromium (no copy through JS)
   await page.evaluate(() => {
     const input = document.createElement('input');
     input.type = 'file';
     input.id = 'bench-input';
+    input.multiple = true;
     input.hidden = true;
     document.body.append(input);
   });
-  await page.setInputFiles('#bench-input', file);
-  return page.evaluate(async (name) => {
-    const file = document.getElementById('bench-input').files[0];
+  await page.setInputFiles('#bench-input', files);
+  return page.evaluate(async ([names, expectError]) => {
+    const list = [...document.getElementById('bench-input').files];
     const longtasks = [];
     const po = new PerformanceObserver((l) => {
       for (const e of l.getEntries()) longtasks.push({ start: e.startTime, duration: e.duration });
@@ -90,14 +95,16 @@ async function dropAndTime(page, file) {
     }));
     let t0 = 0;
     let tRead = NaN; // the progress bar at 100%: the worker has read every byte
+    let errorText = null;
     const shown = new Promise((resolve, reject) => {
       const check = () => {
         const bar = document.querySelector('#progress-bar');
         if (bar && Number.isNaN(tRead) && bar.getAttribute('value') === bar.getAttribute('max')) tRead = performance.now();
         const err = document.querySelector('#error');
+        if (err && expectError) { mo.disconnect(); resolve(performance.now()); errorText = err.innerText; return; }
         if (err) { mo.disconnect(); reject(new Error(`error shown: ${err.innerText}`)); return; }
         const f = document.querySelector('[data-metric="input.file"]');
-        if (f && f.dataset.value === name && document.querySelector('#chart .svg svg')
+        if (f && names.every((n) => f.dataset.value.includes(n)) && document.querySelector('#chart .svg svg')
           && document.querySelector('#reliability-table tbody tr')) {
           mo.disconnect();
           resolve(performance.now());
@@ -107,7 +114,7 @@ async function dropAndTime(page, file) {
       mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
     const dt = new DataTransfer();
-    dt.items.add(file);
+    for (const f of list) dt.items.add(f);
     t0 = performance.now();
     for (const type of ['dragenter', 'dragover', 'drop']) {
       document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
@@ -124,7 +131,8 @@ async function dropAndTime(page, file) {
     const lf = loafs.filter((e) => e.start >= t0);
     document.getElementById('bench-input').remove();
     return {
-      bytes: file.size,
+      bytes: list.reduce((s, f) => s + f.size, 0),
+      error: errorText,
       dropToRead: tRead - t0,
       dropToDom: tDom - t0,
       dropToFirstDiagram: tFrame - t0,
@@ -133,16 +141,16 @@ async function dropAndTime(page, file) {
       maxFrameGap: maxGap,
       frames,
     };
-  }, path.basename(file));
+  }, [files.map((f) => path.basename(f)), expectError]);
 }
 
 /** Installs the slider probe: each `input` event of #m-slider starts a timing that
  * ends after the frame showing the table of the new m. */
-async function installSliderProbe(page) {
+export async function installSliderProbe(page) {
   await page.evaluate(() => {
     const slider = document.getElementById('m-slider');
     window.__bench = { pending: null };
-    slider.addEventListener('input', (ev) => {
+    const probe = (ev) => {
       const t0 = ev.timeStamp;
       const steps = slider.dataset.steps.split(',').map(Number);
       const m = steps[Number(slider.value)];
@@ -175,12 +183,15 @@ async function installSliderProbe(page) {
         const timer = setTimeout(() => { if (!done) { done = true; mo.disconnect(); resolve({ m, timeout: true }); } }, 10000);
         check();
       });
-    });
+    };
+    slider.addEventListener('input', probe);
+    // the binning toggle: same timing (a new table and chart for the same m)
+    for (const id of ['binning-width', 'binning-mass']) document.getElementById(id)?.addEventListener('change', probe);
   });
 }
 
 /** One slider step by keyboard; returns its timing (or null if m did not change). */
-async function keyStep(page, key) {
+export async function keyStep(page, key) {
   await page.evaluate(() => { window.__bench.pending = null; });
   await page.keyboard.press(key);
   const r = await page.evaluate(() => window.__bench.pending);
@@ -194,7 +205,7 @@ async function jump(page, index) {
   await idle(page);
 }
 
-async function sliderRun(page) {
+export async function sliderRun(page) {
   await installSliderProbe(page);
   const steps = (await page.getAttribute('#m-slider', 'data-steps')).split(',').map(Number);
   const last = steps.length - 1;
@@ -224,7 +235,7 @@ async function sliderRun(page) {
   return out;
 }
 
-function summarise(xs) {
+export function summarise(xs) {
   return { n: xs.length, p50: r1(pct(xs, 50)), p95: r1(pct(xs, 95)), max: r1(Math.max(...xs)) };
 }
 
@@ -294,4 +305,6 @@ async function main() {
   if (a.out) writeFileSync(a.out, JSON.stringify(result, null, 2));
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e) => { console.error(e); process.exit(1); });
+}
