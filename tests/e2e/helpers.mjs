@@ -64,13 +64,14 @@ export async function dropFiles(page, relPaths) {
   await dropPaths(page, relPaths.map((p) => path.join(fixtures, p)));
 }
 
-/** Drops files given by absolute (or repository-relative) paths. */
-export async function dropPaths(page, paths) {
+/** Drops files given by absolute (or repository-relative) paths, on the page's drop
+ * target or on another (`target`: a selector). */
+export async function dropPaths(page, paths, { target = '#drop-target' } = {}) {
   const files = paths.map((p) => ({
     name: path.basename(p),
     b64: readFileSync(path.resolve(repo, p)).toString('base64'),
   }));
-  await page.evaluate(async (files) => {
+  await page.evaluate(async ({ files, target }) => {
     const dt = new DataTransfer();
     for (const f of files) {
       const bin = atob(f.b64);
@@ -78,11 +79,11 @@ export async function dropPaths(page, paths) {
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
       dt.items.add(new File([bytes], f.name));
     }
-    const target = document.querySelector('#drop-target');
+    const el = document.querySelector(target);
     for (const type of ['dragenter', 'dragover', 'drop']) {
-      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+      el.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
     }
-  }, files);
+  }, { files, target });
   await idle(page);
 }
 

@@ -34,21 +34,7 @@ async function withApp(fn) {
 
 /** Drops files on the "Verify a record" target and waits for the answer. */
 async function dropToVerify(page, paths) {
-  const files = paths.map((p) => ({ name: path.basename(p), b64: readFileSync(p).toString('base64') }));
-  await page.evaluate(async (files) => {
-    const dt = new DataTransfer();
-    for (const f of files) {
-      const bin = atob(f.b64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      dt.items.add(new File([bytes], f.name));
-    }
-    const target = document.querySelector('#verify-drop');
-    for (const type of ['dragenter', 'dragover', 'drop']) {
-      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-    }
-  }, files);
-  await idle(page);
+  await dropPaths(page, paths.map((p) => path.resolve(p)), { target: '#verify-drop' });
   await page.waitForSelector('#verify-summary');
   const s = page.locator('#verify-summary');
   return {

@@ -4,23 +4,10 @@
 #[path = "../../audit/tests/support/compare.rs"]
 mod compare;
 
+mod support;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
-
-fn calibscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calibscope"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+use support::{calibscope, shared};
 
 fn stdout_json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout)

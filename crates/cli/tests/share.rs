@@ -1,23 +1,11 @@
 //! Sharing from the terminal: `audit --record` then `verify` (honest, tampered and
 //! other data), and the HTML report's safety (`audit --html`).
 
+mod support;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
-
-fn calibscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calibscope"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+use std::path::PathBuf;
+use std::process::Output;
+use support::{calibscope, shared};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("calibscope-share-{}-{name}", std::process::id()));
