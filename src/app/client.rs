@@ -546,26 +546,21 @@ fn install_idle_hook() {
     let hook = Closure::<dyn Fn() -> Promise>::new(|| {
         Promise::new(&mut |resolve, _reject| wait_idle(resolve, 0))
     });
-    let _ = Reflect::set(
-        &window(),
-        &"calibscopeIdle".into(),
-        hook.as_ref().unchecked_ref(),
-    );
+    expose("calibscopeIdle", hook.as_ref());
     hook.forget();
-    let panic = Closure::<dyn Fn()>::new(debug_panic);
-    let _ = Reflect::set(
-        &window(),
-        &"calibscopeDebugPanic".into(),
-        panic.as_ref().unchecked_ref(),
-    );
-    panic.forget();
-    let oom = Closure::<dyn Fn()>::new(debug_out_of_memory);
-    let _ = Reflect::set(
-        &window(),
-        &"calibscopeDebugOutOfMemory".into(),
-        oom.as_ref().unchecked_ref(),
-    );
-    oom.forget();
+    for (name, f) in [
+        ("calibscopeDebugPanic", debug_panic as fn()),
+        ("calibscopeDebugOutOfMemory", debug_out_of_memory),
+    ] {
+        let hook = Closure::<dyn Fn()>::new(f);
+        expose(name, hook.as_ref());
+        hook.forget();
+    }
+}
+
+/// Sets `window[name]` to a function (the hooks tests and scripts call).
+fn expose(name: &str, function: &JsValue) {
+    let _ = Reflect::set(&window(), &name.into(), function.unchecked_ref());
 }
 
 /// The pending count (for tests of the hook itself).

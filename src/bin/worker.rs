@@ -24,6 +24,15 @@ struct ReportingAllocator;
 
 #[cfg(target_arch = "wasm32")]
 impl ReportingAllocator {
+    /// `p`, after telling the page when it is null (the allocation failed).
+    #[inline]
+    fn reported(p: *mut u8) -> *mut u8 {
+        if p.is_null() {
+            Self::out_of_memory();
+        }
+        p
+    }
+
     #[cold]
     fn out_of_memory() {
         use wasm_bindgen::{JsCast, JsValue};
@@ -37,25 +46,13 @@ impl ReportingAllocator {
 #[cfg(target_arch = "wasm32")]
 unsafe impl std::alloc::GlobalAlloc for ReportingAllocator {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let p = std::alloc::System.alloc(layout);
-        if p.is_null() {
-            Self::out_of_memory();
-        }
-        p
+        Self::reported(std::alloc::System.alloc(layout))
     }
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let p = std::alloc::System.alloc_zeroed(layout);
-        if p.is_null() {
-            Self::out_of_memory();
-        }
-        p
+        Self::reported(std::alloc::System.alloc_zeroed(layout))
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
-        let p = std::alloc::System.realloc(ptr, layout, size);
-        if p.is_null() {
-            Self::out_of_memory();
-        }
-        p
+        Self::reported(std::alloc::System.realloc(ptr, layout, size))
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
         std::alloc::System.dealloc(ptr, layout)
