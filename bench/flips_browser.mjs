@@ -155,6 +155,16 @@ async function main() {
           await idle(page);
           result.metric_change_ms.push({ metric, ms: r1(ms) });
         }
+        // the equal-width curves (one pass over the bin edges of every m)
+        await page.click('#flips-binning-width');
+        await idle(page);
+        for (const metric of ['confece', 'confce_corr']) {
+          const ms = await timeMetricChange(page, metric);
+          await idle(page);
+          result.metric_change_ms.push({ metric: `${metric} (width)`, ms: r1(ms) });
+        }
+        await page.click('#flips-binning-mass');
+        await idle(page);
         const curves = await page.evaluate(() => window.__curves);
         for (const c of curves.filter((c) => c.answered)) {
           result.curve_worker_ms.push({ request: c.request, ms: r1(c.answered - c.sent), bytes: c.bytes });
@@ -162,7 +172,7 @@ async function main() {
         const s = await sliderRun(page);
         result.slider.push(...s.out.map((x) => ({ run: run + 1, ...x })));
         const sm = summarise(s.out.map((x) => x.frame));
-        console.log(`run ${run + 1}: curves ${curves.filter((c) => c.answered).map((c) => r1(c.answered - c.sent)).join(', ')} ms; metric change ${result.metric_change_ms.slice(-5).map((x) => x.ms).join(', ')} ms; slider ${s.out.length} steps p50 ${sm.p50} p95 ${sm.p95} max ${sm.max} ms`);
+        console.log(`run ${run + 1}: curves ${curves.filter((c) => c.answered).map((c) => r1(c.answered - c.sent)).join(', ')} ms; metric change ${result.metric_change_ms.slice(-7).map((x) => x.ms).join(', ')} ms; slider ${s.out.length} steps p50 ${sm.p50} p95 ${sm.p95} max ${sm.max} ms`);
         if (errors.length) console.log(`page errors: ${errors.join('; ')}`);
       } finally {
         await ctx.close();
@@ -174,6 +184,8 @@ async function main() {
   const confOnly = result.curve_worker_ms.filter((c) => !c.request.includes('lince_cw') && !c.request.includes('"width"'));
   result.summary = {
     curve_worker_round_trip_ms_confidence_metrics: summarise(confOnly.map((c) => c.ms)),
+    curve_worker_round_trip_ms_width_confidence_metrics: summarise(result.curve_worker_ms
+      .filter((c) => !c.request.includes('lince_cw') && c.request.includes('"width"')).map((c) => c.ms)),
     curve_worker_round_trip_ms_all: summarise(result.curve_worker_ms.map((c) => c.ms)),
     metric_change_to_frame_ms: summarise(result.metric_change_ms.map((x) => x.ms)),
     slider_step_to_frame_ms: summarise(result.slider.map((x) => x.frame)),

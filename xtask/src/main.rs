@@ -19,6 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+/// The worker's extra compiler flags (a `cargo --config` value).
+const WORKER_RUSTFLAGS: &str =
+    r#"target.wasm32-unknown-unknown.rustflags=["-C", "target-feature=+simd128"]"#;
+
 /// The binaryen version wasm-opt must have (npm `binaryen@132.0.0`).
 const WASM_OPT_VERSION: &str = "version 132";
 
@@ -80,7 +84,8 @@ fn dist(args: &[String]) -> Result<(), String> {
     ];
     for (bin, _, profile, _) in builds {
         eprintln!("== cargo build {bin} (wasm32-unknown-unknown, profile {profile})");
-        run(Command::new(&cargo).current_dir(&root).args([
+        let mut build = Command::new(&cargo);
+        build.current_dir(&root).args([
             "build",
             "--locked",
             "--profile",
@@ -91,7 +96,13 @@ fn dist(args: &[String]) -> Result<(), String> {
             "calibscope-app",
             "--bin",
             bin,
-        ]))?;
+        ]);
+        if bin == "worker" {
+            // 128-bit SIMD for the worker's vectorised kernels (every browser
+            // since 2021 runs it); the page has no numeric loops that need it
+            build.args(["--config", WORKER_RUSTFLAGS]);
+        }
+        run(&mut build)?;
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -131,6 +142,7 @@ fn dist(args: &[String]) -> Result<(), String> {
                     "--enable-mutable-globals",
                     "--enable-reference-types",
                     "--enable-multivalue",
+                    "--enable-simd",
                 ]))?;
         }
     }

@@ -72,6 +72,29 @@ pub fn width_bin(u: f64, m: usize) -> usize {
     }
 }
 
+/// `width_bin(u, m) <= b` for an interior bin `b` (`b + 1 < m`), without rounding
+/// calls: true when `(b + 1) - u m > fl(1e-7 m)` (or `u m` is NaN, bin 0).
+///
+/// Why it is the same test: `x = u m` is below the edge `b + 1` by more than the
+/// tolerance `T` exactly when `width_bin` floors it into a bin `<= b`; within `T`
+/// below, on or above the edge it is rounded (or floored) to `>= b + 1`. The
+/// difference `(b + 1) - x` is exact where it matters (Sterbenz: `x` within a factor
+/// 2 of `b + 1`), and anywhere else it is far from `T`. Valid while `T < 1/2`
+/// (`m < 5e6`); callers check [`width_edge_test_applies`].
+#[inline]
+pub fn width_bin_at_most(u: f64, m: usize, b: usize) -> bool {
+    let mf = m as f64;
+    let below_edge = (b + 1) as f64 - u * mf;
+    below_edge > EDGE_TOLERANCE * mf || below_edge.is_nan()
+}
+
+/// Whether [`width_bin_at_most`] equals `width_bin(u, m) <= b` for every `u` at
+/// this `m` (the tolerance band is narrower than half a bin).
+#[inline]
+pub fn width_edge_test_applies(m: usize) -> bool {
+    EDGE_TOLERANCE * (m as f64) < 0.5
+}
+
 /// First sorted position of equal-mass bin `b` of `m` over `n` samples:
 /// `ceil(b n / m)`.
 #[inline]

@@ -26,5 +26,6 @@ pub mod sum;
 pub mod sweep;
 pub mod synth;
 pub mod truthful;
+pub mod width;
 
 pub use data::{InputError, InputErrorKind, Kind, PredictionSet, Real, Scores, Source, Values};

@@ -2,9 +2,12 @@
 //! count in O(m) (equal-mass) or O(m log n) (equal-width). The bin-count slider and
 //! the ranking-flips view (METRICS.md §4.1) stand on this.
 
-use crate::binning::{width_bin, Bin, BinnedAccumulator, Binning, SortedReading, EDGE_TOLERANCE};
+use crate::binning::{width_edge_test_applies, Bin, BinnedAccumulator, Binning, SortedReading};
 use crate::data::PredictionSet;
 use crate::reading::{self, ProbView};
+use crate::sum::Sum;
+pub use crate::width::WidthGrid;
+use crate::width::{fold_all_counts, WidthEdges};
 
 /// A binned metric that can be swept over the bin count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,86 +129,49 @@ impl RankedMetric {
     }
 }
 
-/// A sorted reading's equal-width bins for any bin count in O(m): a uniform grid of
-/// `G` cells over `[0, 1]` holds the first sorted position of each cell, so the
-/// position where bin `b` starts is found between the cells around `b / m` (a few
-/// forecasts at most) instead of by a binary search over all `n`. A sweep over
-/// `m = 1..2000` visits ~2M bins per reading; see [`WidthGrid::for_each_bin`].
-#[derive(Clone, Debug)]
-pub struct WidthGrid {
-    /// `starts[g]`: the first sorted position with `u >= g / G`; `G + 1` entries.
-    starts: Vec<u32>,
+/// The bin counts a metric is asked at: one `(binning, m)`, or every equal-width
+/// count `1..=M` at once (one pass over the forecasts, see [`fold_all_counts`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Counts<'a> {
+    /// One bin count.
+    One(Binning, usize),
+    /// Equal-width, every count `1..=edges.max_m()`.
+    AllWidth(&'a WidthEdges),
 }
 
-/// The grid's finest cell, 2^-16, is wider than the edge tolerance (`|u - b/m| <=
-/// 1e-7` moves a forecast to bin `b`), so one cell either side of an edge's cell
-/// holds every forecast whose bin the tolerance can change.
-const _: () = assert!(EDGE_TOLERANCE * 65536.0 < 0.5);
-
-impl WidthGrid {
-    /// The grid of `reading`: `G` = the power of two at or above `n`, at most 2^16.
-    pub fn new(reading: &SortedReading) -> Self {
-        let sorted = reading.sorted_forecasts();
-        let cells = sorted.len().next_power_of_two().clamp(1, 1 << 16);
-        let mut starts = Vec::with_capacity(cells + 1);
-        let mut p = 0;
-        for g in 0..=cells {
-            let edge = g as f64 / cells as f64;
-            while p < sorted.len() && sorted[p] < edge {
-                p += 1;
-            }
-            starts.push(p as u32);
+impl Counts<'_> {
+    /// How many values an answer holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Counts::One(..) => 1,
+            Counts::AllWidth(edges) => edges.max_m(),
         }
-        WidthGrid { starts }
     }
 
-    /// Calls `visit` for every non-empty equal-width bin of `reading` (the reading
-    /// this grid was built from) with `m` bins, in bin order: the same bins as
-    /// [`SortedReading::for_each_bin`] with [`Binning::Width`], bin for bin.
-    pub fn for_each_bin(&self, reading: &SortedReading, m: usize, mut visit: impl FnMut(Bin)) {
-        let sorted = reading.sorted_forecasts();
-        let n = sorted.len();
-        if m == 0 || n == 0 {
-            return;
-        }
-        let cells = (self.starts.len() - 1) as u64;
-        let m64 = m as u64;
-        let mut start = 0;
-        while start < n {
-            let b = width_bin(sorted[start], m);
-            // the first position of bin b + 1: between the cells around its edge
-            // (b+1)/m, widened by one cell each side (more than the margin)
-            let end = if b + 1 == m {
-                n
-            } else {
-                let e = (b as u64 + 1) * cells;
-                let lo_cell = (e / m64).saturating_sub(1) as usize;
-                let hi_cell = (e.div_ceil(m64) + 1).min(cells) as usize;
-                let lo = (self.starts[lo_cell] as usize).max(start + 1);
-                let hi = (self.starts[hi_cell] as usize).max(lo);
-                lo + sorted[lo..hi].partition_point(|&u| width_bin(u, m) <= b)
-            };
-            visit(reading.bin(b, start, end));
-            start = end;
-        }
+    /// True when no count is asked (`AllWidth` of `M = 0`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-/// `Σ_B f(B)` over the non-empty bins of `index` (equal-width through its grid).
-fn sum_bins(
+/// One accumulator per asked count, each fed the non-empty bins of `index` at that
+/// count in bin order (equal-width through its grid or its edges).
+fn fold_bins<A: Default + Clone>(
     index: &SortedReading,
     grid: &WidthGrid,
-    binning: Binning,
-    m: usize,
-    f: impl Fn(&Bin) -> f64,
-) -> f64 {
-    match binning {
-        Binning::Mass => index.sum_over_bins(binning, m, f),
-        Binning::Width => {
-            let mut total = crate::sum::Sum::new();
-            grid.for_each_bin(index, m, |b| total.add(f(&b)));
-            total.value()
+    counts: Counts,
+    mut add: impl FnMut(&mut A, Bin),
+) -> Vec<A> {
+    match counts {
+        Counts::One(binning, m) => {
+            let mut acc = A::default();
+            match binning {
+                Binning::Mass => index.for_each_bin(binning, m, |b| add(&mut acc, b)),
+                Binning::Width => grid.for_each_bin(index, m, |b| add(&mut acc, b)),
+            }
+            vec![acc]
         }
+        Counts::AllWidth(edges) => fold_all_counts(index, edges, add),
     }
 }
 
@@ -311,48 +277,73 @@ impl ModelIndex {
     /// `metric` at `(binning, m)`; `None` when undefined (empty set, or a classwise
     /// metric without class readings).
     pub fn metric(&self, metric: SweepMetric, binning: Binning, m: usize) -> Option<f64> {
+        self.metric_at(metric, Counts::One(binning, m))[0]
+    }
+
+    /// `metric` at each of `counts` (`result[i]` at the `i`-th count); `None` where
+    /// undefined (empty set, or a classwise metric without class readings):
+    /// - ConfECE `= Σ_B |Σ_{i∈B} (u_i - o_i)| / n`, ConfCE `= Σ_B (Σ_{i∈B} (u_i - o_i))² / n²`
+    ///   over the confidence reading's bins; ConfCE^corr adds `(1 - acc) / n`;
+    ///   RMSCE from the bins' [`BinnedAccumulator`];
+    /// - LinCE^cw and cwECE: the mean over class readings of their ConfCE / ECE.
+    pub fn metric_at(&self, metric: SweepMetric, counts: Counts) -> Vec<Option<f64>> {
+        let len = counts.len();
         if self.n == 0 {
-            return None;
+            return vec![None; len];
         }
         let nf = self.n as f64;
-        let lince = |index: &SortedReading, grid: &WidthGrid| {
-            sum_bins(index, grid, binning, m, |b| {
-                b.sum_residual() * b.sum_residual()
-            }) / (nf * nf)
+        // Σ_B term(B) / scale at every count
+        let sums = |index: &SortedReading, grid: &WidthGrid, squared: bool| -> Vec<f64> {
+            let scale = if squared { nf * nf } else { nf };
+            fold_bins(index, grid, counts, |total: &mut Sum, b| {
+                let r = b.sum_residual();
+                total.add(if squared { r * r } else { r.abs() })
+            })
+            .iter()
+            .map(|total| total.value() / scale)
+            .collect()
         };
-        let ece = |index: &SortedReading, grid: &WidthGrid| {
-            sum_bins(index, grid, binning, m, |b| b.sum_residual().abs()) / nf
-        };
-        let conf = (&self.confidence, &self.confidence_grid);
+        let (conf, grid) = (&self.confidence, &self.confidence_grid);
         match metric {
-            SweepMetric::ConfEce => Some(ece(conf.0, conf.1)),
-            SweepMetric::ConfCe => Some(lince(conf.0, conf.1)),
+            SweepMetric::ConfEce => sums(conf, grid, false).into_iter().map(Some).collect(),
+            SweepMetric::ConfCe => sums(conf, grid, true).into_iter().map(Some).collect(),
             SweepMetric::RmsceConf => {
-                let mut acc = BinnedAccumulator::default();
-                match binning {
-                    Binning::Mass => conf.0.for_each_bin(binning, m, |b| acc.add(&b)),
-                    Binning::Width => conf.1.for_each_bin(conf.0, m, |b| acc.add(&b)),
-                }
-                acc.finish(self.n).rmsce
+                fold_bins(conf, grid, counts, |acc: &mut BinnedAccumulator, b| {
+                    acc.add(&b)
+                })
+                .iter()
+                .map(|acc| acc.finish(self.n).rmsce)
+                .collect()
             }
-            SweepMetric::ConfCeCorr => crate::truthful::confce_corrected(
-                Some(lince(conf.0, conf.1)),
-                self.n,
-                self.accuracy,
-            ),
+            SweepMetric::ConfCeCorr => sums(conf, grid, true)
+                .into_iter()
+                .map(|l| crate::truthful::confce_corrected(Some(l), self.n, self.accuracy))
+                .collect(),
             SweepMetric::LinceCw | SweepMetric::CwEce => {
                 if self.classes.is_empty() {
-                    return None;
+                    return vec![None; len];
                 }
-                let per = self.classes.iter().zip(&self.class_grids).map(|(c, g)| {
-                    if metric == SweepMetric::LinceCw {
-                        lince(c, g)
-                    } else {
-                        ece(c, g)
-                    }
-                });
-                Some(crate::sum::sum(per) / self.classes.len() as f64)
+                let squared = metric == SweepMetric::LinceCw;
+                let per_class: Vec<Vec<f64>> = self
+                    .classes
+                    .iter()
+                    .zip(&self.class_grids)
+                    .map(|(c, g)| sums(c, g, squared))
+                    .collect();
+                let k = self.classes.len() as f64;
+                (0..len)
+                    .map(|i| Some(crate::sum::sum(per_class.iter().map(|v| v[i])) / k))
+                    .collect()
             }
+        }
+    }
+
+    /// `metric` at every count of `counts`: a binned metric, or a binning-free
+    /// reference repeated.
+    fn ranked_at(&self, metric: RankedMetric, counts: Counts) -> Vec<Option<f64>> {
+        match metric {
+            RankedMetric::Binned(b) => self.metric_at(b, counts),
+            _ => vec![self.ranked(metric, Binning::Mass, 1); counts.len()],
         }
     }
 }
@@ -366,20 +357,31 @@ pub fn sweep(
     m_values: &[usize],
 ) -> Vec<Vec<Option<f64>>> {
     let metric = metric.into();
+    // every equal-width count 1..=M: one pass per reading over the edges
+    let dense_width = binning == Binning::Width
+        && m_values.len() >= DENSE_WIDTH_MIN
+        && m_values.iter().enumerate().all(|(i, &m)| m == i + 1)
+        && width_edge_test_applies(m_values.len());
+    let edges = dense_width.then(|| WidthEdges::new(m_values.len()));
     // model-major: one model's prefix sums stay in cache across all bin counts
     let per_model: Vec<Vec<Option<f64>>> = models
         .iter()
-        .map(|x| {
-            m_values
+        .map(|x| match &edges {
+            Some(edges) => x.ranked_at(metric, Counts::AllWidth(edges)),
+            None => m_values
                 .iter()
                 .map(|&m| x.ranked(metric, binning, m))
-                .collect()
+                .collect(),
         })
         .collect();
     (0..m_values.len())
         .map(|j| per_model.iter().map(|v| v[j]).collect())
         .collect()
 }
+
+/// From this many equal-width counts `1..=M` on, [`sweep`] folds them all in one
+/// pass ([`fold_all_counts`]) instead of count by count.
+const DENSE_WIDTH_MIN: usize = 16;
 
 /// The bin counts of a ranking comparison: each clipped to `1..=n` (the sliders'
 /// range ends at `min(n, 2000)`; the app and the CLI compare the same counts),
@@ -394,49 +396,4 @@ pub fn clip_bins(bins: &[usize], n: usize) -> Vec<usize> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reading::Pairs;
-
-    /// The grid's equal-width bins are the reading's own, bin for bin, on forecasts
-    /// on and a hair off the edges (the 1e-7 tolerance), at 0 and 1, and random.
-    #[test]
-    fn width_grid_bins_equal_the_readings() {
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for n in [1usize, 2, 17, 300, 5000] {
-            let mut forecast = Vec::new();
-            for i in 0..n {
-                let u = match i % 5 {
-                    0 => next(),
-                    1 => (1 + (next() * 40.0) as usize) as f64 / 40.0, // an edge of m = 40, 20, 10, …
-                    2 => {
-                        // within the tolerance of an edge (of m = 7, or of a grid cell)
-                        let e = [3.0 / 7.0, 0.5, 0.25, 0.75, 5.0 / 8.0][(next() * 5.0) as usize];
-                        e + (next() - 0.5) * 4e-7
-                    }
-                    3 => [0.0, 1.0, 0.29, 0.7][(next() * 4.0) as usize],
-                    _ => (0.5 + next() * 1e-3).min(1.0),
-                };
-                forecast.push(u);
-            }
-            let outcome: Vec<bool> = (0..n).map(|_| next() < 0.5).collect();
-            let reading = SortedReading::new(&Pairs { forecast, outcome });
-            let grid = WidthGrid::new(&reading);
-            for m in (1..=120).chain([7 * 40, 999, 2000, 2 * n + 1]) {
-                let want = reading.bins(Binning::Width, m);
-                let mut got = Vec::new();
-                grid.for_each_bin(&reading, m, |b| got.push(b));
-                assert_eq!(got, want, "n = {n}, m = {m}");
-            }
-        }
-    }
 }

@@ -246,6 +246,38 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(30))]
+
+    /// The equal-width curve over m = 1..=M (one pass over the edges) is, bit for bit,
+    /// each m's value computed alone, for every metric; forecasts snap to a coarse
+    /// grid so many fall on bin edges.
+    #[test]
+    fn width_curve_equals_each_count(rows in prop::collection::vec((prop::collection::vec(-3.0f64..3.0, 3), 0u32..3), 1..60), snap in prop::sample::select(vec![0.0f64, 0.5, 0.1, 0.02]), max_m in 16usize..90) {
+        use calibscope_core::sweep::{sweep, ModelIndex, SweepMetric};
+        let mut values = Vec::new();
+        for (r, _) in &rows {
+            let e: Vec<f64> = r.iter().map(|v| v.exp()).collect();
+            let s: f64 = e.iter().sum();
+            values.extend(e.iter().map(|v| if snap > 0.0 { ((v / s) / snap).round() * snap } else { v / s }));
+        }
+        let set = PredictionSet {
+            labels: rows.iter().map(|r| r.1).collect(),
+            scores: Scores::Matrix { values: Values::F64(values), k: 3, source: Source::Probs },
+            k: 3,
+        };
+        let models = [ModelIndex::new(&set, true)];
+        let m_values: Vec<usize> = (1..=max_m).collect();
+        for metric in SweepMetric::ALL {
+            let curve = sweep(&models, metric, Binning::Width, &m_values);
+            for (j, &m) in m_values.iter().enumerate() {
+                let alone = models[0].metric(metric, Binning::Width, m);
+                prop_assert_eq!(curve[j][0].map(f64::to_bits), alone.map(f64::to_bits), "{:?} m = {}", metric, m);
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
     /// METRICS.md §6: after temperature scaling every row's argmax and the accuracy
