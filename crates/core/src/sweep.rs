@@ -1,5 +1,6 @@
 //! Bin-count sweeps: a model's readings indexed once, then any metric at any bin
-//! count in O(m) (equal-mass) or O(m log n) (equal-width). The bin-count slider and
+//! count in O(m), and a whole equal-width curve `m = 1..M` in one pass over its bin
+//! edges ([`crate::width`]). The bin-count slider and
 //! the ranking-flips view (METRICS.md §4.1) stand on this.
 
 use crate::binning::{width_edge_test_applies, Bin, BinnedAccumulator, Binning, SortedReading};
