@@ -193,10 +193,11 @@ impl Session {
             .map(|(name, set)| {
                 let top = reading::top_labels(&set);
                 let pairs = top.pairs();
-                let k = if ProbView::new(&set).is_some() {
-                    set.k
-                } else {
+                // class readings exist for every set with probability vectors
+                let k = if set.kind() == Kind::TopLabel {
                     0
+                } else {
+                    set.k
                 };
                 Model {
                     name,

@@ -273,15 +273,26 @@ pub fn top_labels(set: &PredictionSet) -> TopLabels {
                 out.correct.push(yhat == y);
             }
         }
-        (_, Some(view)) => {
-            for i in 0..n {
-                let (r, c) = view.top(i);
-                out.predicted.push(r);
-                out.confidence.push(c);
-                out.correct.push(r == set.labels[i]);
-            }
-        }
+        (_, Some(view)) => return top_labels_of(&view),
         (_, None) => unreachable!("only top-label sets lack a probability view"),
+    }
+    out
+}
+
+/// [`top_labels`] of a set with probability vectors, through a view already built
+/// (so a caller that needs the view for more does not compute the softmax twice).
+pub fn top_labels_of(view: &ProbView<'_>) -> TopLabels {
+    let labels = &view.set().labels;
+    let mut out = TopLabels {
+        predicted: Vec::with_capacity(labels.len()),
+        confidence: Vec::with_capacity(labels.len()),
+        correct: Vec::with_capacity(labels.len()),
+    };
+    for (i, &y) in labels.iter().enumerate() {
+        let (r, c) = view.top(i);
+        out.predicted.push(r);
+        out.confidence.push(c);
+        out.correct.push(r == y);
     }
     out
 }

@@ -196,12 +196,17 @@ impl ModelIndex {
     /// Indexes `set`'s confidence reading and, when `classwise` and the set has
     /// probability vectors, every class reading.
     pub fn new(set: &PredictionSet, classwise: bool) -> Self {
-        let top = reading::top_labels(set);
+        // one softmax for the top labels, the Brier score and the class readings
+        let view = ProbView::new(set);
+        let top = match &view {
+            Some(view) => reading::top_labels_of(view),
+            None => reading::top_labels(set),
+        };
         let accuracy = crate::truthful::accuracy(&top);
         let confidence = SortedReading::from_parts(&top.confidence, &top.correct);
-        let brier_over_k = ProbView::new(set).and_then(|view| {
+        let brier_over_k = view.as_ref().and_then(|view| {
             let per_class =
-                (0..set.k).map(|r| crate::binning::brier(&reading::class_pairs(&view, r)));
+                (0..set.k).map(|r| crate::binning::brier(&reading::class_pairs(view, r)));
             crate::truthful::brier_multiclass(per_class).map(|b| b / set.k as f64)
         });
         let mut index = ModelIndex {
@@ -214,10 +219,17 @@ impl ModelIndex {
             brier_over_k,
             l_conf: crate::truthful::l_conf(&top),
         };
-        if classwise {
-            index.add_classes(set);
+        if let (true, Some(view)) = (classwise, &view) {
+            index.set_classes(view);
         }
         index
+    }
+
+    fn set_classes(&mut self, view: &ProbView) {
+        self.classes = (0..view.k())
+            .map(|r| SortedReading::new(&reading::class_pairs(view, r)))
+            .collect();
+        self.class_grids = self.classes.iter().map(WidthGrid::new).collect();
     }
 
     /// Indexes every class reading of `set` (the set this index was built from),
@@ -227,10 +239,7 @@ impl ModelIndex {
             return;
         }
         if let Some(view) = ProbView::new(set) {
-            self.classes = (0..set.k)
-                .map(|r| SortedReading::new(&reading::class_pairs(&view, r)))
-                .collect();
-            self.class_grids = self.classes.iter().map(WidthGrid::new).collect();
+            self.set_classes(&view);
         }
     }
 
