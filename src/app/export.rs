@@ -168,13 +168,7 @@ pub fn Exports() -> impl IntoView {
         record.set(None);
     });
     let prepare = move |_| {
-        let settings = share::current_state();
-        let inputs = store.inputs.get_untracked();
-        let id = client::request(|id| ToWorker::Record {
-            id,
-            settings,
-            inputs,
-        });
+        let id = client::request(share::record_request);
         ASKED.with(|a| a.set(id));
     };
     let list = move || {

@@ -14,7 +14,8 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use calibscope_app::proto::MappingOverride;
+use calibscope_app::proto::{MappingOverride, ToWorker};
+use calibscope_audit::FlipsSettings;
 use calibscope_app::share_state::{self, DEFAULT_EXAMPLE};
 use calibscope_share::{
     decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,
@@ -176,6 +177,30 @@ fn current(store: Store, fl: FlipsState, sh: Share) -> ViewState {
 pub fn current_state() -> ViewState {
     let sh = share();
     untrack(|| current(sh.store, sh.flips, sh))
+}
+
+/// The ranking-flips view's controls as a record's flips section is computed with.
+fn flips_settings(fl: FlipsState) -> FlipsSettings {
+    FlipsSettings {
+        metric: fl.metric.get_untracked(),
+        binning: fl.binning.get_untracked(),
+        m: fl.m.get_untracked(),
+        m_ref: fl.m_ref.get_untracked(),
+        bins: flips_state::parse_bins(&fl.bins_text.get_untracked())
+            .unwrap_or_else(|_| FlipsSettings::default().bins),
+    }
+}
+
+/// The request of the open data set's record: the page's settings, the opened
+/// files' fingerprints and the ranking-flips view's controls.
+pub fn record_request(id: u64) -> ToWorker {
+    let sh = share();
+    ToWorker::Record {
+        id,
+        settings: current_state(),
+        inputs: sh.store.inputs.get_untracked(),
+        flips: Some(flips_settings(sh.flips)),
+    }
 }
 
 /// Sets what does not depend on the data set: the view, the flips and Recalibrate
