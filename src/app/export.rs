@@ -7,7 +7,6 @@
 
 use std::cell::Cell;
 
-use calibscope_app::proto::ToWorker;
 use calibscope_audit::{record_json_of, RECORD_SCHEMA};
 use calibscope_core::binning::Binning;
 use calibscope_share::{DataSource, FileRef, ViewState};

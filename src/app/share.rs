@@ -8,15 +8,17 @@
 //! count (the binning and bin count are those of the view shown: the explorer's, the
 //! flips slider's or the Recalibrate view's); the flips view's metric, pinned
 //! reference and Spearman bin counts; the Recalibrate view's seed, fraction and
-//! method; the lab settings and theme (kept as they came); the data; the column
-//! mapping.
+//! method; the labs' controls (`lab`: each control's value under its id, written and
+//! read by `lab_ui::keep`); the theme (the header's control, `theme.rs`); the data;
+//! the column mapping. Records ([`record_request`]) carry the page's state and the
+//! Ranking flips view's controls (the record's `tables.flips` section).
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use calibscope_app::proto::{MappingOverride, ToWorker};
-use calibscope_audit::FlipsSettings;
 use calibscope_app::share_state::{self, DEFAULT_EXAMPLE};
+use calibscope_audit::FlipsSettings;
 use calibscope_share::{
     decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,
     ViewId, ViewState, MAX_EMBEDDED_COMPRESSED,
@@ -87,17 +89,29 @@ fn dismiss(kind: &str) {
     share().notices.update(|n| n.retain(|x| x.kind != kind));
 }
 
+/// The views and their names in links (the lab views are `lab-truth`, `lab-beyond`
+/// in links, `truth-lab`, `beyond-lab` as page ids).
+const VIEW_IDS: [(View, ViewId); 6] = [
+    (View::Audit, ViewId::Audit),
+    (View::Flips, ViewId::Flips),
+    (View::Recalibrate, ViewId::Recalibrate),
+    (View::Learn, ViewId::Learn),
+    (View::TruthLab, ViewId::LabTruth),
+    (View::BeyondLab, ViewId::LabBeyond),
+];
+
 fn view_id(v: View) -> ViewId {
-    serde_json::from_value(Value::String(v.id().into())).unwrap_or_default()
+    VIEW_IDS
+        .iter()
+        .find(|x| x.0 == v)
+        .map_or(ViewId::Audit, |x| x.1)
 }
 
 fn view_of(id: ViewId) -> View {
-    let name = serde_json::to_value(id).unwrap_or_default();
-    View::ALL
+    VIEW_IDS
         .iter()
-        .copied()
-        .find(|v| name.as_str() == Some(v.id()))
-        .unwrap_or(View::Audit)
+        .find(|x| x.1 == id)
+        .map_or(View::Audit, |x| x.0)
 }
 
 fn binning_name(b: BinningId) -> String {

@@ -213,7 +213,8 @@ mod tests {
             ..ViewState::default()
         };
         let inputs = vec![calibscope_share::file_ref("t.csv", &bytes)];
-        let FromWorker::Record { record, .. } = session.record(1, settings, inputs.clone(), None, "test")
+        let FromWorker::Record { record, .. } =
+            session.record(1, settings, inputs.clone(), None, "test")
         else {
             panic!("a record")
         };

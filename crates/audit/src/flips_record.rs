@@ -114,7 +114,9 @@ pub fn flips_section(
     if s.bins.is_empty() {
         return Err("no bin counts to compare".into());
     }
-    let vectors = models.first().is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
+    let vectors = models
+        .first()
+        .is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
     let index: Vec<ModelIndex> = models
         .iter()
         .map(|(_, set)| ModelIndex::new(set, vectors))

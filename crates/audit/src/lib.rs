@@ -31,9 +31,9 @@ pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };
 pub use record::{
-    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, record_tables, report_tables,
-    reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID,
-    RECORD_SCHEMA, REPORT_M,
+    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, record_tables,
+    report_tables, reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS,
+    RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
 };
 pub use sections::binned_metrics_json;
 

@@ -20,8 +20,8 @@ fn shared() -> PathBuf {
 fn fixture(name: &str) -> (Vec<u8>, calibscope_io::Dataset, Value) {
     let dir = shared().join("fixtures/multi");
     let bytes = std::fs::read(dir.join(format!("{name}.csv"))).unwrap();
-    let ds = calibscope_io::parse_bytes(&format!("{name}.csv"), &bytes, &Default::default())
-        .unwrap();
+    let ds =
+        calibscope_io::parse_bytes(&format!("{name}.csv"), &bytes, &Default::default()).unwrap();
     let want: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap(),
     )
@@ -177,13 +177,16 @@ fn a_record_with_its_flips_section_verifies_and_flags_a_tampered_flips_value() {
         .collect();
     // values, ranks, changes, pairs, both Spearman kinds, for every ranked metric
     assert!(flips.len() > 500, "{} flips checks", flips.len());
-    assert!(checks.iter().all(|c| c.status == Status::Identical {
-        value: match &c.status {
-            Status::Identical { value } => value.clone(),
-            _ => Value::Null,
-        }
-    }));
-    assert!(!flips.iter().any(|c| c.path.starts_with("tables.flips.settings")));
+    assert!(checks.iter().all(|c| c.status
+        == Status::Identical {
+            value: match &c.status {
+                Status::Identical { value } => value.clone(),
+                _ => Value::Null,
+            }
+        }));
+    assert!(!flips
+        .iter()
+        .any(|c| c.path.starts_with("tables.flips.settings")));
     for path in [
         "tables.flips.ranking.ranks.20.3",
         "tables.flips.ranking.values.100.0",

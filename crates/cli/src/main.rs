@@ -154,7 +154,12 @@ struct FlipsRecordArgs {
     #[arg(long, default_value_t = 2000, value_name = "M")]
     flips_ref: usize,
     /// The bin counts of the Spearman matrices (clipped to n, sorted).
-    #[arg(long, default_value = "5,20,2000", value_delimiter = ',', value_name = "M,...")]
+    #[arg(
+        long,
+        default_value = "5,20,2000",
+        value_delimiter = ',',
+        value_name = "M,..."
+    )]
     flips_bins: Vec<usize>,
 }
 

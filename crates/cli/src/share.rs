@@ -4,8 +4,7 @@
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
 use calibscope_audit::{
-    parse_options, record_json_of, record_tables, reverify, FlipsSettings, Producer, Record,
-    Status,
+    parse_options, record_json_of, record_tables, reverify, FlipsSettings, Producer, Record, Status,
 };
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
