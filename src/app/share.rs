@@ -217,6 +217,12 @@ pub fn record_request(id: u64) -> ToWorker {
     }
 }
 
+/// Sets the Spearman matrices' bin counts as a person would type them.
+fn set_bins(fl: FlipsState, bins: &[usize]) {
+    let text: Vec<String> = bins.iter().map(|b| b.to_string()).collect();
+    fl.bins_text.set(text.join(", "));
+}
+
 /// Sets what does not depend on the data set: the view, the flips and Recalibrate
 /// settings (and the shown view's binning and bin count when it is one of those).
 fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
@@ -226,8 +232,7 @@ fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
     if let Some(p) = s.pinned_m {
         fl.m_ref.set(p.max(1));
     }
-    let bins: Vec<String> = s.spearman_bins.iter().map(|b| b.to_string()).collect();
-    fl.bins_text.set(bins.join(", "));
+    set_bins(fl, &s.spearman_bins);
     let (seed, fraction, r_binning, r_m, after) = recal::settings();
     seed.set(s.split_seed);
     if s.cal_fraction > 0.0 && s.cal_fraction < 1.0 {
@@ -361,10 +366,20 @@ fn read_link(store: Store, fl: FlipsState, sh: Share) -> bool {
 }
 
 /// Restores the settings of a dropped record or report (its data: its files' names,
-/// sizes and SHA-256); returns whether to open the default example.
-pub fn restore(state: ViewState) -> bool {
+/// sizes and SHA-256; the Ranking flips controls of its flips section, if it has
+/// one); returns whether to open the default example.
+pub fn restore(state: ViewState, flips: Option<FlipsSettings>) -> bool {
     let sh = share();
-    apply_state(sh.store, sh.flips, sh, state)
+    let open_default = apply_state(sh.store, sh.flips, sh, state);
+    if let Some(f) = flips {
+        let fl = sh.flips;
+        fl.metric.set(f.metric);
+        fl.binning.set(f.binning);
+        fl.m.set(f.m.max(1));
+        fl.m_ref.set(f.m_ref.max(1));
+        set_bins(fl, &f.bins);
+    }
+    open_default
 }
 
 /// Applies a view state: its settings now or once its data set is open, its data

@@ -181,5 +181,18 @@ test('a CLI multi-model record with its flips section verifies all ✓ in the ap
     const [ok, total] = await flipsRows(page);
     assert.ok(total > 500 && ok === total, `${ok} of ${total}`);
     assert.equal(await page.locator('.verify-notes li').count(), 0, 'nothing left unrecomputed');
+    // dropped back on the page with its data, the record restores the flips controls
+    await dropPaths(page, [record, ZOO]);
+    await idle(page);
+    await page.click('#tab-flips');
+    await idle(page);
+    assert.equal(await page.inputValue('#flips-metric'), 'lince_cw');
+    assert.equal(await page.isChecked('#flips-binning-width'), true);
+    assert.equal(await page.inputValue('#flips-m-input'), '5');
+    assert.equal(await page.inputValue('#flips-ref-input'), '100');
+    assert.equal(await page.inputValue('#flips-bins'), '5, 20, 450');
+    // and shows the recorded ranking
+    const rank = await page.getAttribute('[data-metric="ranking.metrics.lince_cw.width.ranks.5.3"]', 'data-value');
+    assert.equal(Number(rank), rec.tables.flips.ranking.ranks['5'][3]);
   });
 });
