@@ -12,7 +12,8 @@ use super::widgets::num_view;
 
 /// Keeps a lab control's value in the link (`Share::lab`, under the control's `id`):
 /// restored from it when the control is made (when `accept` takes the linked value),
-/// written to it as the control changes.
+/// written to it as the control changes (removed again at the control's default, so
+/// a link names only the settings that differ).
 pub fn keep<T>(id: &'static str, value: RwSignal<T>, accept: impl Fn(T) -> Option<T>)
 where
     T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
@@ -20,6 +21,7 @@ where
     let Some(sh) = use_context::<Share>() else {
         return;
     };
+    let default = value.with_untracked(|v| serde_json::to_value(v).ok());
     let linked = sh.lab.with_untracked(|l| l.get(id).cloned());
     if let Some(v) = linked
         .and_then(|v| serde_json::from_value::<T>(v).ok())
@@ -31,7 +33,13 @@ where
         let Ok(v) = value.with(|v| serde_json::to_value(v)) else {
             return;
         };
-        if sh.lab.with_untracked(|l| l.get(id) != Some(&v)) {
+        if default.as_ref() == Some(&v) {
+            if sh.lab.with_untracked(|l| l.contains_key(id)) {
+                sh.lab.update(|l| {
+                    l.remove(id);
+                });
+            }
+        } else if sh.lab.with_untracked(|l| l.get(id) != Some(&v)) {
             sh.lab.update(|l| {
                 l.insert(id.into(), v);
             });

@@ -6,10 +6,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, copyFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  launch, idle, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot,
+  launch, idle, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot, repo,
 } from './helpers.mjs';
+
+const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 
 const RF = path.join(fixtures, 'real/breast_cancer_rf_p.csv');
 const GNB = path.join(fixtures, 'real/breast_cancer_gnb_p.csv');
@@ -283,6 +286,15 @@ test('the labs\' settings travel in the link and are restored exactly in a fresh
   await idle(page);
   const beyond = { link: await copyLink(page), want: await values(page) };
   await close(app);
+  // the link names the changed controls only (`calibscope link` prints its view)
+  const state = JSON.parse(execFileSync(cli, ['link', truth.link]).toString());
+  assert.deepEqual(Object.keys(state.lab).sort(), [
+    'beyond-dist', 'beyond-mode', 'beyond-n', 'beyond-reps', 'beyond-seed', 'counter-lambda',
+    'exact-m', 'truth-binning', 'truth-n', 'truth-p', 'truth-reps', 'truth-temperature',
+  ]);
+  assert.equal(state.lab['truth-n'], 300);
+  assert.equal(state.lab['beyond-dist'], 'bimodal');
+  assert.equal(state.view, 'lab-truth');
   for (const [tab, run, ids, set, other, otherIds, otherSet] of [
     ['truth-lab', truth, TRUTH, truthSet, 'beyond-lab', BEYOND, beyondSet],
     ['beyond-lab', beyond, BEYOND, beyondSet, 'truth-lab', TRUTH, truthSet],

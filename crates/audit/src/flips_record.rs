@@ -8,13 +8,14 @@
 //!  "models": ["a", "b", "c"], "error": [0.1, 0.2, 0.15],
 //!  "ranking": {"values": {"5": […], "450": […]}, "rank_change": […],
 //!              "ranks": {"5": […], "450": […]}, "spearman": [[…]], "flips": [[…]],
-//!              "flip_pairs": {"5|450": [["a", "b"]]}, "spearman_vs_error": {"5": …, "450": …}},
+//!              "flip_pairs": {"450|5": [["a", "b"]]}, "spearman_vs_error": {"5": …, "450": …}},
 //!  "matrices": {"confece": {ranks, spearman, flips, flip_pairs, spearman_vs_error}, …,
 //!               "lince_cw": {"unavailable": "…"}}}
 //! ```
 //!
 //! `ranking` compares the reference bin count `m_ref` (first) with `m` (second) for
-//! the chosen metric; `matrices` has every ranked metric over `bins`, in the shape of
+//! the chosen metric (flip pairs keyed `m_ref|m`; rank change: rank at `m_ref` minus
+//! rank at `m`, positive when the model moved up); `matrices` has every ranked metric over `bins`, in the shape of
 //! the multi-model audit's `ranking.metrics.<metric>.<binning>` ([`sweep_json`]).
 //! All numbers come from `calibscope_core::sweep` and `calibscope_core::rank`.
 
