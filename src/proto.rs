@@ -138,6 +138,10 @@ pub enum ToWorker {
         id: u64,
         settings: calibscope_share::ViewState,
         inputs: Vec<calibscope_share::FileRef>,
+        /// The ranking-flips view's controls: the record's `tables.flips` section
+        /// (data sets of two or more models).
+        #[serde(default)]
+        flips: Option<calibscope_audit::FlipsSettings>,
     },
     /// Verify a record: among the posted files, the record (JSON or an HTML report
     /// holding one) and the data files it was made from.

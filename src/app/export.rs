@@ -7,8 +7,7 @@
 
 use std::cell::Cell;
 
-use calibscope_app::proto::ToWorker;
-use calibscope_audit::{record_json_of, RECORD_SCHEMA};
+use calibscope_audit::{flips_settings_of, record_json_of, FlipsSettings, RECORD_SCHEMA};
 use calibscope_core::binning::Binning;
 use calibscope_share::{DataSource, FileRef, ViewState};
 use leptos::prelude::*;
@@ -45,7 +44,7 @@ fn may_be_report(name: &str) -> bool {
 
 /// The settings of a record or report's text, its data named by its inputs'
 /// fingerprints (unless it names a bundled example).
-fn record_settings(text: &str) -> Option<ViewState> {
+fn record_settings(text: &str) -> Option<(ViewState, Option<FlipsSettings>)> {
     let v = record_json_of(text).ok()?;
     if v["schema"].as_str() != Some(RECORD_SCHEMA) {
         return None;
@@ -55,7 +54,8 @@ fn record_settings(text: &str) -> Option<ViewState> {
     if !matches!(state.data, DataSource::Example { .. }) && !inputs.is_empty() {
         state.data = DataSource::Files { files: inputs };
     }
-    Some(state)
+    let flips = flips_settings_of(&v["tables"]["flips"]).ok();
+    Some((state, flips))
 }
 
 /// Opens dropped or picked files. A report or record among them restores its
@@ -84,8 +84,8 @@ pub fn open_dropped(store: Store, files: Vec<File>) {
             data.push(f);
         }
         match restored {
-            Some(state) => {
-                if share::restore(state) {
+            Some((state, flips)) => {
+                if share::restore(state, flips) {
                     store.example.set(true);
                     super::open_example();
                 }
@@ -168,13 +168,7 @@ pub fn Exports() -> impl IntoView {
         record.set(None);
     });
     let prepare = move |_| {
-        let settings = share::current_state();
-        let inputs = store.inputs.get_untracked();
-        let id = client::request(|id| ToWorker::Record {
-            id,
-            settings,
-            inputs,
-        });
+        let id = client::request(share::record_request);
         ASKED.with(|a| a.set(id));
     };
     let list = move || {

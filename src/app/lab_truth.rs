@@ -279,6 +279,12 @@ pub fn TruthLab() -> impl IntoView {
     let m = RwSignal::new(10.0);
     let reps = RwSignal::new(2000.0);
     let binning = RwSignal::new("width".to_string());
+    // the posterior p* travels in links as its three components
+    lab_ui::keep("truth-p", p, |p: [f64; 3]| {
+        let ok =
+            p.iter().all(|x| (0.0..=1.0).contains(x)) && (p.iter().sum::<f64>() - 1.0).abs() < 1e-6;
+        ok.then_some(p)
+    });
     let call = Call::new().auto(move || LabRequest::Truth {
         p_star: p.get().to_vec(),
         temperature: temperature.get(),

@@ -7,7 +7,45 @@ use calibscope_app::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
 
 use super::client::{self, LabEvent};
+use super::share::Share;
 use super::widgets::num_view;
+
+/// Keeps a lab control's value in the link (`Share::lab`, under the control's `id`):
+/// restored from it when the control is made (when `accept` takes the linked value),
+/// written to it as the control changes (removed again at the control's default, so
+/// a link names only the settings that differ).
+pub fn keep<T>(id: &'static str, value: RwSignal<T>, accept: impl Fn(T) -> Option<T>)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let Some(sh) = use_context::<Share>() else {
+        return;
+    };
+    let default = value.with_untracked(|v| serde_json::to_value(v).ok());
+    let linked = sh.lab.with_untracked(|l| l.get(id).cloned());
+    if let Some(v) = linked
+        .and_then(|v| serde_json::from_value::<T>(v).ok())
+        .and_then(accept)
+    {
+        value.set(v);
+    }
+    Effect::new(move |_| {
+        let Ok(v) = value.with(|v| serde_json::to_value(v)) else {
+            return;
+        };
+        if default.as_ref() == Some(&v) {
+            if sh.lab.with_untracked(|l| l.contains_key(id)) {
+                sh.lab.update(|l| {
+                    l.remove(id);
+                });
+            }
+        } else if sh.lab.with_untracked(|l| l.get(id) != Some(&v)) {
+            sh.lab.update(|l| {
+                l.insert(id.into(), v);
+            });
+        }
+    });
+}
 
 /// A lab request in flight and its latest answer. While one request runs, newer ones
 /// wait and only the newest is sent when it finishes (the worker computes
@@ -120,6 +158,9 @@ pub fn number(
             }
         }
     };
+    keep(id, value, move |v: f64| {
+        v.is_finite().then(|| v.clamp(min, max))
+    });
     let range_id = format!("{id}-range");
     view! {
         <span class="lab-num">
@@ -141,6 +182,10 @@ pub fn choice(
     options: Vec<(&'static str, &'static str)>,
     value: RwSignal<String>,
 ) -> impl IntoView {
+    let known: Vec<&'static str> = options.iter().map(|o| o.0).collect();
+    keep(id, value, move |v: String| {
+        known.contains(&v.as_str()).then_some(v)
+    });
     let opts = options
         .into_iter()
         .map(|(v, t)| view! { <option value=v selected=move || value.get() == v>{t}</option> })

@@ -24,6 +24,7 @@ mod recal_ledger;
 mod recal_views;
 mod share;
 mod store;
+mod theme;
 mod verify;
 mod widgets;
 
@@ -130,6 +131,7 @@ fn App() -> impl IntoView {
         <a class="skip" href="#overview">"Skip to the overview"</a>
         <header class="top">
             <h1>"calibscope"</h1>
+            <theme::ThemeControl/>
             <p class="tagline">"When a classifier says 0.9, is it right 9 times in 10? Nothing leaves this page: the numbers are computed in a Web Worker."</p>
         </header>
         <main class:dragging=move || dragging.get()>

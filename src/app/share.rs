@@ -8,14 +8,17 @@
 //! count (the binning and bin count are those of the view shown: the explorer's, the
 //! flips slider's or the Recalibrate view's); the flips view's metric, pinned
 //! reference and Spearman bin counts; the Recalibrate view's seed, fraction and
-//! method; the lab settings and theme (kept as they came); the data; the column
-//! mapping.
+//! method; the labs' controls (`lab`: each control's value under its id, written and
+//! read by `lab_ui::keep`); the theme (the header's control, `theme.rs`); the data;
+//! the column mapping. Records ([`record_request`]) carry the page's state and the
+//! Ranking flips view's controls (the record's `tables.flips` section).
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use calibscope_app::proto::MappingOverride;
+use calibscope_app::proto::{MappingOverride, ToWorker};
 use calibscope_app::share_state::{self, DEFAULT_EXAMPLE};
+use calibscope_audit::FlipsSettings;
 use calibscope_share::{
     decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,
     ViewId, ViewState, MAX_EMBEDDED_COMPRESSED,
@@ -86,17 +89,29 @@ fn dismiss(kind: &str) {
     share().notices.update(|n| n.retain(|x| x.kind != kind));
 }
 
+/// The views and their names in links (the lab views are `lab-truth`, `lab-beyond`
+/// in links, `truth-lab`, `beyond-lab` as page ids).
+const VIEW_IDS: [(View, ViewId); 6] = [
+    (View::Audit, ViewId::Audit),
+    (View::Flips, ViewId::Flips),
+    (View::Recalibrate, ViewId::Recalibrate),
+    (View::Learn, ViewId::Learn),
+    (View::TruthLab, ViewId::LabTruth),
+    (View::BeyondLab, ViewId::LabBeyond),
+];
+
 fn view_id(v: View) -> ViewId {
-    serde_json::from_value(Value::String(v.id().into())).unwrap_or_default()
+    VIEW_IDS
+        .iter()
+        .find(|x| x.0 == v)
+        .map_or(ViewId::Audit, |x| x.1)
 }
 
 fn view_of(id: ViewId) -> View {
-    let name = serde_json::to_value(id).unwrap_or_default();
-    View::ALL
+    VIEW_IDS
         .iter()
-        .copied()
-        .find(|v| name.as_str() == Some(v.id()))
-        .unwrap_or(View::Audit)
+        .find(|x| x.1 == id)
+        .map_or(View::Audit, |x| x.0)
 }
 
 fn binning_name(b: BinningId) -> String {
@@ -178,6 +193,36 @@ pub fn current_state() -> ViewState {
     untrack(|| current(sh.store, sh.flips, sh))
 }
 
+/// The ranking-flips view's controls as a record's flips section is computed with.
+fn flips_settings(fl: FlipsState) -> FlipsSettings {
+    FlipsSettings {
+        metric: fl.metric.get_untracked(),
+        binning: fl.binning.get_untracked(),
+        m: fl.m.get_untracked(),
+        m_ref: fl.m_ref.get_untracked(),
+        bins: flips_state::parse_bins(&fl.bins_text.get_untracked())
+            .unwrap_or_else(|_| FlipsSettings::default().bins),
+    }
+}
+
+/// The request of the open data set's record: the page's settings, the opened
+/// files' fingerprints and the ranking-flips view's controls.
+pub fn record_request(id: u64) -> ToWorker {
+    let sh = share();
+    ToWorker::Record {
+        id,
+        settings: current_state(),
+        inputs: sh.store.inputs.get_untracked(),
+        flips: Some(flips_settings(sh.flips)),
+    }
+}
+
+/// Sets the Spearman matrices' bin counts as a person would type them.
+fn set_bins(fl: FlipsState, bins: &[usize]) {
+    let text: Vec<String> = bins.iter().map(|b| b.to_string()).collect();
+    fl.bins_text.set(text.join(", "));
+}
+
 /// Sets what does not depend on the data set: the view, the flips and Recalibrate
 /// settings (and the shown view's binning and bin count when it is one of those).
 fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
@@ -187,8 +232,7 @@ fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
     if let Some(p) = s.pinned_m {
         fl.m_ref.set(p.max(1));
     }
-    let bins: Vec<String> = s.spearman_bins.iter().map(|b| b.to_string()).collect();
-    fl.bins_text.set(bins.join(", "));
+    set_bins(fl, &s.spearman_bins);
     let (seed, fraction, r_binning, r_m, after) = recal::settings();
     seed.set(s.split_seed);
     if s.cal_fraction > 0.0 && s.cal_fraction < 1.0 {
@@ -322,10 +366,20 @@ fn read_link(store: Store, fl: FlipsState, sh: Share) -> bool {
 }
 
 /// Restores the settings of a dropped record or report (its data: its files' names,
-/// sizes and SHA-256); returns whether to open the default example.
-pub fn restore(state: ViewState) -> bool {
+/// sizes and SHA-256; the Ranking flips controls of its flips section, if it has
+/// one); returns whether to open the default example.
+pub fn restore(state: ViewState, flips: Option<FlipsSettings>) -> bool {
     let sh = share();
-    apply_state(sh.store, sh.flips, sh, state)
+    let open_default = apply_state(sh.store, sh.flips, sh, state);
+    if let Some(f) = flips {
+        let fl = sh.flips;
+        fl.metric.set(f.metric);
+        fl.binning.set(f.binning);
+        fl.m.set(f.m.max(1));
+        fl.m_ref.set(f.m_ref.max(1));
+        set_bins(fl, &f.bins);
+    }
+    open_default
 }
 
 /// Applies a view state: its settings now or once its data set is open, its data

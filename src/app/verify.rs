@@ -174,14 +174,8 @@ pub fn Records() -> impl IntoView {
     };
     STATE.with(|s| s.set(Some(st)));
     let download = move |_| {
-        let settings = share::current_state();
-        let inputs = store.inputs.get_untracked();
         st.status.set("Writing the record…".into());
-        let id = client::request(|id| ToWorker::Record {
-            id,
-            settings,
-            inputs,
-        });
+        let id = client::request(share::record_request);
         ASKED.with(|a| a.set((id, a.get().1)));
     };
     let on_pick = move |ev: leptos::ev::Event| {

@@ -257,7 +257,8 @@ mod worker {
                 id,
                 settings,
                 inputs,
-            } => with_session(id, |s| s.record(id, settings, inputs, BUILD)),
+                flips,
+            } => with_session(id, |s| s.record(id, settings, inputs, flips, BUILD)),
             ToWorker::Verify { id } => start_verify(id, files_of(&data)),
         }
     }

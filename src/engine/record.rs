@@ -4,8 +4,8 @@
 //! [`reverify`], as `calibscope verify`).
 
 use calibscope_audit::{
-    audit_document, record_json_of, report_tables, reverify, AuditOptions, Check, Producer,
-    RecalibrationSettings, Record, Status, RECORD_SCHEMA, REPORT_M,
+    audit_document, record_json_of, record_tables, reverify, AuditOptions, Check, FlipsSettings,
+    Producer, RecalibrationSettings, Record, Status, RECORD_SCHEMA, REPORT_M,
 };
 use calibscope_io::{Dataset, Options, ParseErrors, Parsed};
 use calibscope_share::{FileRef, ViewState};
@@ -55,12 +55,14 @@ impl Session {
         }
     }
 
-    /// The record of the open data set (answers [`crate::proto::ToWorker::Record`]).
+    /// The record of the open data set (answers [`crate::proto::ToWorker::Record`]);
+    /// with the ranking-flips section when there are two or more models and `flips`.
     pub fn record(
         &self,
         id: u64,
         settings: ViewState,
         inputs: Vec<FileRef>,
+        flips: Option<FlipsSettings>,
         build: &str,
     ) -> FromWorker {
         let options = match record_options(&settings) {
@@ -68,7 +70,10 @@ impl Session {
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };
         let dataset = self.dataset();
-        let tables = report_tables(&dataset.models, REPORT_M);
+        let tables = match record_tables(&dataset.models, flips.as_ref()) {
+            Ok(t) => t,
+            Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
+        };
         let name = dataset.name.clone();
         let audits = vec![audit_document(&Ok(dataset), &name, &options)];
         let record = Record {
@@ -208,7 +213,8 @@ mod tests {
             ..ViewState::default()
         };
         let inputs = vec![calibscope_share::file_ref("t.csv", &bytes)];
-        let FromWorker::Record { record, .. } = session.record(1, settings, inputs.clone(), "test")
+        let FromWorker::Record { record, .. } =
+            session.record(1, settings, inputs.clone(), None, "test")
         else {
             panic!("a record")
         };

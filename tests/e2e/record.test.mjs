@@ -1,6 +1,8 @@
 // Audit records in the app (issue 8): a record written by the CLI verifies all ✓ in
 // the app, a record downloaded from the app verifies with `calibscope verify`, a
 // tampered value is flagged ✗ with both values, and an HTML report's record verifies.
+// Multi-model records hold the Ranking flips view's numbers (tables.flips): the app's
+// verify with the CLI and in the app, the CLI's in the app, a tampered one is flagged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -13,6 +15,7 @@ const dir = path.join(artifacts, 'record');
 mkdirSync(dir, { recursive: true });
 const RF = path.join(fixtures, 'real/breast_cancer_rf_p.csv');
 const GNB = path.join(fixtures, 'real/breast_cancer_gnb_p.csv');
+const ZOO = path.join(fixtures, 'multi/digits_zoo_probs.csv');
 
 let browser;
 before(async () => {
@@ -109,5 +112,87 @@ test('a record downloaded from the app verifies with calibscope verify, and in t
     // and the app verifies its own record
     const r = await dropToVerify(page, [file, RF]);
     assert.ok(r.compared > 150 && r.failed === 0, r.text);
+  });
+});
+
+/** The verify table's rows of the flips section: [verified, total]. */
+async function flipsRows(page) {
+  const rows = page.locator('#verify-checks tr[data-path^="tables.flips."]');
+  const ok = page.locator('#verify-checks tr[data-path^="tables.flips."][data-status="identical"], #verify-checks tr[data-path^="tables.flips."][data-status="rounding"]');
+  return [await ok.count(), await rows.count()];
+}
+
+test('a multi-model record holds the Ranking flips numbers; they verify in the app and with the CLI, a tampered one is flagged', async () => {
+  await withApp(async ({ page }) => {
+    await dropPaths(page, [ZOO]);
+    await page.click('#tab-flips');
+    await idle(page);
+    await page.selectOption('#flips-metric', 'confce_corr');
+    for (const [id, v] of [['#flips-m-input', 20], ['#flips-bins', '2, 15, 100']]) {
+      await page.fill(id, String(v));
+      await page.dispatchEvent(id, 'change');
+      await idle(page);
+    }
+    // the numbers shown, to compare with the record
+    const shownRank = await page.getAttribute('[data-metric="ranking.metrics.confce_corr.mass.ranks.20.0"]', 'data-value');
+    const shownRho = await page.getAttribute('[data-metric="ranking.metrics.cwece.mass.spearman.0.2"]', 'data-value');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-record')]);
+    const file = path.join(dir, 'app-multi.record.json');
+    await download.saveAs(file);
+    const rec = JSON.parse(readFileSync(file, 'utf8'));
+    const flips = rec.tables.flips;
+    assert.deepEqual(flips.settings, { metric: 'confce_corr', binning: 'mass', m: 20, m_ref: 450, bins: [2, 15, 100] });
+    assert.equal(flips.models.length, 10);
+    assert.equal(flips.ranking.ranks['20'][0], Number(shownRank), 'the record holds the rank shown');
+    assert.equal(Number(flips.matrices.cwece.spearman[0][2]), Number(shownRho), 'and the Spearman shown');
+    // the app verifies its record, the flips numbers included
+    let r = await dropToVerify(page, [file, ZOO]);
+    assert.equal(r.failed, 0, r.text);
+    const [ok, total] = await flipsRows(page);
+    assert.ok(total > 500, `${total} flips values`);
+    assert.equal(ok, total);
+    // and so does the CLI
+    const out = spawnSync(cli, ['verify', file, ZOO]);
+    assert.equal(out.status, 0, out.stdout.toString() + out.stderr.toString());
+    assert.ok(out.stdout.toString().split('\n').filter((l) => l.startsWith('✓ tables.flips.')).length === total);
+    // a tampered flips value
+    const real = flips.ranking.spearman_vs_error['20'];
+    flips.ranking.spearman_vs_error['20'] = real + 0.01;
+    const tampered = path.join(dir, 'app-multi-tampered.record.json');
+    writeFileSync(tampered, JSON.stringify(rec));
+    r = await dropToVerify(page, [tampered, ZOO]);
+    assert.equal(r.failed, 1, r.text);
+    const row = page.locator('#verify-checks tr[data-path="tables.flips.ranking.spearman_vs_error.20"]');
+    assert.equal(await row.getAttribute('data-status'), 'differs');
+    assert.equal(Number(await row.locator('td[data-recomputed]').getAttribute('data-recomputed')), real);
+    await shot(page, 'record-flips-tampered');
+  });
+});
+
+test('a CLI multi-model record with its flips section verifies all ✓ in the app', async () => {
+  const record = path.join(dir, 'cli-multi.record.json');
+  execFileSync(cli, ['audit', ZOO, '--record', record, '--flips-metric', 'lince_cw', '--flips-binning', 'width', '--flips-m', '5', '--flips-ref', '100']);
+  const rec = JSON.parse(readFileSync(record, 'utf8'));
+  assert.equal(rec.tables.flips.settings.metric, 'lince_cw');
+  await withApp(async ({ page }) => {
+    const r = await dropToVerify(page, [record, ZOO]);
+    assert.equal(r.failed, 0, r.text);
+    assert.match(r.text, /calibscope-cli/);
+    const [ok, total] = await flipsRows(page);
+    assert.ok(total > 500 && ok === total, `${ok} of ${total}`);
+    assert.equal(await page.locator('.verify-notes li').count(), 0, 'nothing left unrecomputed');
+    // dropped back on the page with its data, the record restores the flips controls
+    await dropPaths(page, [record, ZOO]);
+    await idle(page);
+    await page.click('#tab-flips');
+    await idle(page);
+    assert.equal(await page.inputValue('#flips-metric'), 'lince_cw');
+    assert.equal(await page.isChecked('#flips-binning-width'), true);
+    assert.equal(await page.inputValue('#flips-m-input'), '5');
+    assert.equal(await page.inputValue('#flips-ref-input'), '100');
+    assert.equal(await page.inputValue('#flips-bins'), '5, 20, 450');
+    // and shows the recorded ranking
+    const rank = await page.getAttribute('[data-metric="ranking.metrics.lince_cw.width.ranks.5.3"]', 'data-value');
+    assert.equal(Number(rank), rec.tables.flips.ranking.ranks['5'][3]);
   });
 });

@@ -5,6 +5,7 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+mod flips_record;
 mod markdown;
 mod multi;
 mod recal_files;
@@ -18,6 +19,9 @@ use calibscope_core::PredictionSet;
 use calibscope_io::{Dataset, ParseErrors};
 use serde_json::{json, Map, Value};
 
+pub use flips_record::{
+    flips_section, flips_settings_of, ranked_values, FlipsSettings, FLIPS_M_MAX,
+};
 pub use markdown::markdown;
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recal_files::{
@@ -27,9 +31,9 @@ pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };
 pub use record::{
-    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, report_tables,
-    reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID,
-    RECORD_SCHEMA, REPORT_M,
+    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, record_tables,
+    report_tables, reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS,
+    RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
 };
 pub use sections::binned_metrics_json;
 

@@ -273,6 +273,10 @@ fn walk(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Check>) 
                 if path.starts_with("audits.") && NAMES.contains(&k.as_str()) {
                     continue;
                 }
+                // what the flips section was computed with, not a result
+                if path == "tables.flips" && k == "settings" {
+                    continue;
+                }
                 walk(&join(k), x.get(k), y.get(k), out);
             }
         }
@@ -333,14 +337,20 @@ pub fn reverify(
     producer: Producer,
 ) -> Result<(Record, Vec<Check>, Vec<String>), String> {
     let record = Record::from_json(recorded)?;
+    // a recorded flips section is recomputed with the settings it names
+    let flips = match record.tables.get("flips") {
+        Some(section) => Some(crate::flips_record::flips_settings_of(section)?),
+        None => None,
+    };
+    let tables = match parsed {
+        Ok(d) => record_tables(&d.models, flips.as_ref())?,
+        Err(_) => Map::new(),
+    };
     let recomputed = Record {
         producer,
         inputs,
         audits: vec![crate::audit_document(parsed, name, &record.options)],
-        tables: parsed
-            .as_ref()
-            .map(|d| report_tables(&d.models, REPORT_M))
-            .unwrap_or_default(),
+        tables,
         ..record.clone()
     };
     let recomputed = recomputed.to_json();
@@ -357,6 +367,21 @@ pub fn reverify(
     }
     let checks = verify(&compared, &recomputed);
     Ok((record, checks, notes))
+}
+
+/// The tables of a record beyond the audit document: the [`report_tables`] and, for
+/// two or more models with `flips` settings, the ranking-flips section
+/// ([`crate::flips_section`]) under `flips`. The CLI's `audit --record`, the app's
+/// records and [`reverify`] all make their tables here.
+pub fn record_tables(
+    models: &[(String, PredictionSet)],
+    flips: Option<&crate::FlipsSettings>,
+) -> Result<Map<String, Value>, String> {
+    let mut out = report_tables(models, REPORT_M);
+    if let (Some(settings), true) = (flips, models.len() >= 2) {
+        out.insert("flips".into(), crate::flips_section(models, settings)?);
+    }
+    Ok(out)
 }
 
 /// The tables a report draws beyond the audit document: the reliability table of

@@ -4,17 +4,16 @@
 
 use crate::commands::{binning, check_bins, input_failure, read, write_stdout, Failure, Outcome};
 use crate::FlipsArgs;
-use calibscope_audit::sweep_json;
+use calibscope_audit::{ranked_values, sweep_json};
 use calibscope_core::rank::ranking_sweep;
-use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
+use calibscope_core::sweep::{clip_bins, ModelIndex, RankedMetric};
 use calibscope_core::Kind;
 use serde_json::{json, Map, Value};
 
 /// A metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why not.
 type Values = Result<Vec<Vec<f64>>, String>;
 
-/// The metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why they
-/// cannot be computed.
+/// [`ranked_values`], naming the metrics top-label input allows when it says no.
 fn values_of(
     models: &[ModelIndex],
     vectors: bool,
@@ -22,17 +21,13 @@ fn values_of(
     binning: calibscope_core::binning::Binning,
     bins: &[usize],
 ) -> Values {
-    if metric.needs_vectors() && !vectors {
-        return Err(format!(
-            "{} needs full probability vectors; top-label input has only the confidence reading (use confece, confce, confce_corr, rmsce_conf, error or l_conf)",
-            metric.name()
-        ));
-    }
-    sweep(models, metric, binning, bins)
-        .into_iter()
-        .map(|row| row.into_iter().collect())
-        .collect::<Option<Vec<Vec<f64>>>>()
-        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+    ranked_values(models, vectors, metric, binning, bins).map_err(|why| {
+        if metric.needs_vectors() && !vectors {
+            format!("{why} (use confece, confce, confce_corr, rmsce_conf, error or l_conf)")
+        } else {
+            why
+        }
+    })
 }
 
 pub fn flips(args: FlipsArgs) -> Outcome {

@@ -132,7 +132,35 @@ struct AuditArgs {
     #[arg(long, default_value_t = 0.5)]
     cal_fraction: f64,
     #[command(flatten)]
+    flips: FlipsRecordArgs,
+    #[command(flatten)]
     mapping: Mapping,
+}
+
+/// The ranking-flips section of a record of two or more models (the app's "Ranking
+/// flips" view; defaults: the view's controls at start).
+#[derive(Args, Debug)]
+struct FlipsRecordArgs {
+    /// The record's ranking-flips metric (as `flips --metric`, one metric).
+    #[arg(long, default_value = "confece", value_name = "METRIC")]
+    flips_metric: String,
+    /// The binning of the record's ranking-flips section.
+    #[arg(long, value_enum, default_value = "mass", value_name = "BINNING")]
+    flips_binning: BinningArg,
+    /// The bin count ranked against the reference (clipped to 1..=min(n, 2000)).
+    #[arg(long, default_value_t = 5, value_name = "M")]
+    flips_m: usize,
+    /// The pinned reference bin count (clipped to 1..=min(n, 2000)).
+    #[arg(long, default_value_t = 2000, value_name = "M")]
+    flips_ref: usize,
+    /// The bin counts of the Spearman matrices (clipped to n, sorted).
+    #[arg(
+        long,
+        default_value = "5,20,2000",
+        value_delimiter = ',',
+        value_name = "M,..."
+    )]
+    flips_bins: Vec<usize>,
 }
 
 #[derive(Args, Debug)]

@@ -4,15 +4,13 @@
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
 use calibscope_audit::{
-    parse_options, record_json_of, report_tables, reverify, Producer, Record, Status,
+    parse_options, record_json_of, record_tables, reverify, FlipsSettings, Producer, Record, Status,
 };
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-use calibscope_audit::REPORT_M;
 
 /// Who writes the CLI's records.
 fn producer() -> Producer {
@@ -73,6 +71,9 @@ pub fn record(
             BinningArg::Mass => BinningId::Mass,
         },
         m: args.bins[0],
+        pinned_m: Some(args.flips.flips_ref),
+        metric: args.flips.flips_metric.clone(),
+        spearman_bins: args.flips.flips_bins.clone(),
         split_seed: args.split_seed,
         cal_fraction: args.cal_fraction,
         data: DataSource::Files {
@@ -87,8 +88,20 @@ pub fn record(
         settings,
         options,
         audits: vec![doc],
-        tables: report_tables(&dataset.models, REPORT_M),
+        tables: record_tables(&dataset.models, Some(&flips_settings(&args.flips)))
+            .map_err(|e| Failure::Usage(format!("--flips-*: {e}")))?,
     })
+}
+
+/// The settings of a record's ranking-flips section (two or more models).
+fn flips_settings(f: &crate::FlipsRecordArgs) -> FlipsSettings {
+    FlipsSettings {
+        metric: f.flips_metric.clone(),
+        binning: crate::commands::binning(f.flips_binning).name().into(),
+        m: f.flips_m,
+        m_ref: f.flips_ref,
+        bins: f.flips_bins.clone(),
+    }
 }
 
 impl AuditArgs {

@@ -77,7 +77,7 @@ fn a_cli_record_verifies_against_its_file_and_flags_tampering() {
 
     // a table of an app view the CLI does not compute is named, not failed
     let mut app = record.clone();
-    app["tables"]["flips"] = serde_json::json!({"spearman": [[1.0]]});
+    app["tables"]["a_future_view"] = serde_json::json!({"spearman": [[1.0]]});
     let app_path = dir.join("app.json");
     std::fs::write(&app_path, serde_json::to_string(&app).unwrap()).unwrap();
     let out = calibscope(&[
@@ -89,7 +89,7 @@ fn a_cli_record_verifies_against_its_file_and_flags_tampering() {
     let report = text(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(
-        report.contains("· tables.flips: not recomputed by the CLI"),
+        report.contains("· tables.a_future_view: not recomputed by the CLI"),
         "{report}"
     );
 

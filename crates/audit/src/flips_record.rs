@@ -1,0 +1,173 @@
+//! The ranking-flips section of an audit record (`tables.flips`, data sets of two
+//! or more models): the numbers of the app's "Ranking flips" view and of
+//! `calibscope flips`, with the settings that produced them, so that a record holds
+//! every number the view shows and [`crate::reverify`] recomputes them.
+//!
+//! ```json
+//! {"settings": {"metric": "confece", "binning": "mass", "m": 5, "m_ref": 450, "bins": [5, 20, 450]},
+//!  "models": ["a", "b", "c"], "error": [0.1, 0.2, 0.15],
+//!  "ranking": {"values": {"5": […], "450": […]}, "rank_change": […],
+//!              "ranks": {"5": […], "450": […]}, "spearman": [[…]], "flips": [[…]],
+//!              "flip_pairs": {"450|5": [["a", "b"]]}, "spearman_vs_error": {"5": …, "450": …}},
+//!  "matrices": {"confece": {ranks, spearman, flips, flip_pairs, spearman_vs_error}, …,
+//!               "lince_cw": {"unavailable": "…"}}}
+//! ```
+//!
+//! `ranking` compares the reference bin count `m_ref` (first) with `m` (second) for
+//! the chosen metric (flip pairs keyed `m_ref|m`; rank change: rank at `m_ref` minus
+//! rank at `m`, positive when the model moved up); `matrices` has every ranked metric over `bins`, in the shape of
+//! the multi-model audit's `ranking.metrics.<metric>.<binning>` ([`sweep_json`]).
+//! All numbers come from `calibscope_core::sweep` and `calibscope_core::rank`.
+
+use crate::multi::sweep_json;
+use calibscope_core::binning::Binning;
+use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
+use calibscope_core::{Kind, PredictionSet};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The largest bin count of the flips view's slider (the app's `M_SLIDER_MAX`).
+pub const FLIPS_M_MAX: usize = 2000;
+
+/// What a flips section was computed with (the view's controls).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FlipsSettings {
+    /// The ranked metric (`RankedMetric::name`).
+    pub metric: String,
+    /// `width` or `mass`.
+    pub binning: String,
+    /// The slider's bin count.
+    pub m: usize,
+    /// The pinned reference bin count.
+    pub m_ref: usize,
+    /// The bin counts of the Spearman matrices.
+    pub bins: Vec<usize>,
+}
+
+impl Default for FlipsSettings {
+    /// The view's controls at start.
+    fn default() -> Self {
+        FlipsSettings {
+            metric: "confece".into(),
+            binning: "mass".into(),
+            m: 5,
+            m_ref: FLIPS_M_MAX,
+            bins: vec![5, 20, FLIPS_M_MAX],
+        }
+    }
+}
+
+impl FlipsSettings {
+    /// The settings as the view applies them to `n` samples: `m` and `m_ref` within
+    /// `1..=min(n, 2000)`, the matrices' bin counts clipped to `1..=n`, sorted, unique.
+    pub fn effective(&self, n: usize) -> FlipsSettings {
+        let max = n.clamp(1, FLIPS_M_MAX);
+        FlipsSettings {
+            m: self.m.clamp(1, max),
+            m_ref: self.m_ref.clamp(1, max),
+            bins: clip_bins(&self.bins, n),
+            ..self.clone()
+        }
+    }
+}
+
+/// `metric` of every model at each of `bins` (`[j][i]`: model `i` at `bins[j]`), or
+/// why it cannot be computed (top-label input for a classwise metric; undefined for
+/// some model).
+pub fn ranked_values(
+    models: &[ModelIndex],
+    vectors: bool,
+    metric: RankedMetric,
+    binning: Binning,
+    bins: &[usize],
+) -> Result<Vec<Vec<f64>>, String> {
+    if metric.needs_vectors() && !vectors {
+        return Err(format!(
+            "{} needs full probability vectors; top-label input has only the confidence reading",
+            metric.name()
+        ));
+    }
+    sweep(models, metric, binning, bins)
+        .into_iter()
+        .map(|row| row.into_iter().collect())
+        .collect::<Option<Vec<Vec<f64>>>>()
+        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+}
+
+fn unavailable(why: String) -> Value {
+    json!({ "unavailable": why })
+}
+
+/// The flips section of `models` (two or more, on the same samples) under
+/// `settings`, or why the settings are not valid (unknown metric or binning, no bin
+/// counts).
+pub fn flips_section(
+    models: &[(String, PredictionSet)],
+    settings: &FlipsSettings,
+) -> Result<Value, String> {
+    let metric = RankedMetric::from_name(&settings.metric)
+        .ok_or_else(|| format!("unknown ranked metric {:?}", settings.metric))?;
+    let binning = Binning::from_name(&settings.binning)
+        .ok_or_else(|| format!("unknown binning {:?}", settings.binning))?;
+    let n = models.first().map_or(0, |(_, s)| s.n());
+    let s = settings.effective(n);
+    if s.bins.is_empty() {
+        return Err("no bin counts to compare".into());
+    }
+    let vectors = models
+        .first()
+        .is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
+    let index: Vec<ModelIndex> = models
+        .iter()
+        .map(|(_, set)| ModelIndex::new(set, vectors))
+        .collect();
+    let names: Vec<&str> = models.iter().map(|(n, _)| n.as_str()).collect();
+    let error: Vec<f64> = index
+        .iter()
+        .map(|m| m.error().unwrap_or(f64::NAN))
+        .collect();
+    let pair = [s.m_ref, s.m];
+    let ranking = match ranked_values(&index, vectors, metric, binning, &pair) {
+        Err(why) => unavailable(why),
+        Ok(values) => {
+            let mut out = sweep_json(&values, &error, &pair, &names);
+            let by_m: Map<String, Value> = pair
+                .iter()
+                .zip(&values)
+                .map(|(m, v)| (m.to_string(), json!(v)))
+                .collect();
+            let ranks = &out["ranks"];
+            let (at_ref, at_m) = (&ranks[s.m_ref.to_string()], &ranks[s.m.to_string()]);
+            let change: Vec<Value> = (0..names.len())
+                .map(|i| json!(at_ref[i].as_f64().zip(at_m[i].as_f64()).map(|(a, b)| a - b)))
+                .collect();
+            out["values"] = Value::Object(by_m);
+            out["rank_change"] = Value::Array(change);
+            out
+        }
+    };
+    let matrices: Map<String, Value> = RankedMetric::ALL
+        .into_iter()
+        .map(|metric| {
+            let v = match ranked_values(&index, vectors, metric, binning, &s.bins) {
+                Ok(values) => sweep_json(&values, &error, &s.bins, &names),
+                Err(why) => unavailable(why),
+            };
+            (metric.name().to_string(), v)
+        })
+        .collect();
+    Ok(json!({
+        "settings": s,
+        "models": names,
+        "error": error,
+        "ranking": ranking,
+        "matrices": matrices,
+    }))
+}
+
+/// The settings a recorded flips section was computed with.
+pub fn flips_settings_of(section: &Value) -> Result<FlipsSettings, String> {
+    serde_json::from_value(section["settings"].clone())
+        .map_err(|e| format!("tables.flips.settings: {e}"))
+}
