@@ -13,7 +13,8 @@ multiclass input, else numpy); scikit-learn log_loss and one-vs-rest roc_auc_sco
 random half, as calibscope's default split). calibscope: `calibscope audit FILE...
 --json --bins 15` (its full audit: every reading at m = 15, both binnings, the
 classwise readings, AUCs, and temperature/Platt/isotonic recalibration on the
-default split) and the same with `--no-recalibration`. Each side is timed as a
+default split), the same with `--temperature-only` (the peer's work: the metrics and
+a temperature fit) and with `--no-recalibration`. Each side is timed as a
 process (wall, user + system CPU, peak RSS from /usr/bin/time), best of N.
 Run through bench/run_scale_peers.sh.
 """
@@ -143,16 +144,25 @@ def main() -> None:
         full = best([timed([exe, "audit", *files, "--json", "--bins", "15"]) for _ in range(repeat)])
         norecal = best([timed([exe, "audit", *files, "--json", "--bins", "15", "--no-recalibration"])
                         for _ in range(repeat)])
+        # the peer's work: the metrics and a temperature fit (no Platt, no isotonic)
+        temp = best([timed([exe, "audit", *files, "--json", "--bins", "15", "--temperature-only"])
+                     for _ in range(repeat)])
         peer_best = best(pr)
         results[kind] = {"files": names, "bytes": size, "peer": peer_best, "peer_steps": steps,
                          "calibscope": full, "calibscope_no_recal": norecal,
+                         "calibscope_temperature_only": temp,
                          "ratio_wall": peer_best["wall"] / full["wall"],
-                         "ratio_cpu": peer_best["cpu"] / full["cpu"]}
+                         "ratio_cpu": peer_best["cpu"] / full["cpu"],
+                         "ratio_wall_temperature_only": peer_best["wall"] / temp["wall"],
+                         "ratio_cpu_temperature_only": peer_best["cpu"] / temp["cpu"]}
         print(f"{kind} ({size / 1e6:.0f} MB): peer {peer_best['wall']:.2f} s wall / {peer_best['cpu']:.2f} s CPU "
               f"/ {peer_best['rss_mb']:.0f} MB; calibscope {full['wall']:.2f} s / {full['cpu']:.2f} s / "
               f"{full['rss_mb']:.0f} MB (no recalibration {norecal['wall']:.2f} s / {norecal['cpu']:.2f} s / "
               f"{norecal['rss_mb']:.0f} MB); ratio wall {results[kind]['ratio_wall']:.1f}x, "
               f"CPU {results[kind]['ratio_cpu']:.1f}x", flush=True)
+        print(f"  comparable work (--temperature-only): calibscope {temp['wall']:.2f} s / {temp['cpu']:.2f} s / "
+              f"{temp['rss_mb']:.0f} MB; ratio wall {results[kind]['ratio_wall_temperature_only']:.1f}x, "
+              f"CPU {results[kind]['ratio_cpu_temperature_only']:.1f}x", flush=True)
         print(f"  peer steps (s): { {k: round(v, 3) for k, v in steps.items() if k != 'values'} }", flush=True)
         print(f"  peer values: {steps['values']}", flush=True)
     (d / "peers.json").write_text(json.dumps(results, indent=2))

@@ -286,7 +286,11 @@ impl Session {
                     .into(),
             );
         };
-        let settings = RecalibrationSettings { seed, fraction };
+        let settings = RecalibrationSettings {
+            seed,
+            fraction,
+            platt_and_isotonic: true,
+        };
         let start = clock();
         let now = CLOCK.with(|c| c.get());
         let (run, fit_ms) = recalibrate_temperature_clocked(set, seed, fraction, now);

@@ -37,6 +37,7 @@ pub fn record_options(settings: &ViewState) -> Result<AuditOptions, String> {
         recalibration: Some(RecalibrationSettings {
             seed: settings.split_seed,
             fraction: settings.cal_fraction,
+            platt_and_isotonic: true,
         }),
         roc_max_n: 300,
     })

@@ -5,7 +5,8 @@ use crate::num;
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{
-    recalibrate, MapOutcome, Recalibration, TemperatureOutcome, Undefined,
+    recalibrate, recalibrate_temperature_only, MapOutcome, Recalibration, TemperatureOutcome,
+    Undefined,
 };
 use calibscope_core::recal::{IsotonicFit, PlattFit};
 use calibscope_core::{Kind, PredictionSet};
@@ -18,6 +19,9 @@ pub struct RecalibrationSettings {
     pub seed: u64,
     /// Calibration fraction `f`.
     pub fraction: f64,
+    /// Fit Platt and isotonic too (`false`: temperature scaling only, the two maps
+    /// reported as not asked for).
+    pub platt_and_isotonic: bool,
 }
 
 impl Default for RecalibrationSettings {
@@ -25,6 +29,7 @@ impl Default for RecalibrationSettings {
         RecalibrationSettings {
             seed: 0,
             fraction: 0.5,
+            platt_and_isotonic: true,
         }
     }
 }
@@ -256,7 +261,11 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
-    let r = recalibrate(set, settings.seed, settings.fraction);
+    let r = if settings.platt_and_isotonic {
+        recalibrate(set, settings.seed, settings.fraction)
+    } else {
+        recalibrate_temperature_only(set, settings.seed, settings.fraction)
+    };
     recalibration_json_of(set, settings, &r)
 }
 

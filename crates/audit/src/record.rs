@@ -54,7 +54,7 @@ pub struct Record {
 pub fn options_json(o: &AuditOptions) -> Value {
     json!({
         "m_values": o.m_values,
-        "recalibration": o.recalibration.as_ref().map(|r| json!({"seed": r.seed, "fraction": r.fraction})),
+        "recalibration": o.recalibration.as_ref().map(|r| json!({"seed": r.seed, "fraction": r.fraction, "platt_and_isotonic": r.platt_and_isotonic})),
         "roc_max_n": o.roc_max_n,
     })
 }
@@ -71,6 +71,13 @@ fn options_of(v: &Value) -> Result<AuditOptions, String> {
             fraction: r["fraction"]
                 .as_f64()
                 .ok_or("options.recalibration.fraction must be a number")?,
+            // absent in records written before the choice existed: both maps
+            platt_and_isotonic: match &r["platt_and_isotonic"] {
+                Value::Null => true,
+                v => v
+                    .as_bool()
+                    .ok_or("options.recalibration.platt_and_isotonic must be true or false")?,
+            },
         }),
     };
     let roc_max_n = v["roc_max_n"]

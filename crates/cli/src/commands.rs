@@ -134,6 +134,7 @@ pub fn audit(args: AuditArgs) -> Outcome {
         recalibration: (!args.no_recalibration).then_some(RecalibrationSettings {
             seed: args.split_seed,
             fraction: args.cal_fraction,
+            platt_and_isotonic: !args.temperature_only,
         }),
         roc_max_n: 300,
     };
@@ -227,6 +228,7 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         let settings = RecalibrationSettings {
             seed: args.split_seed,
             fraction: args.cal_fraction,
+            ..RecalibrationSettings::default()
         };
         let params = fitted_params_json(set, &run, method, &settings, env!("CARGO_PKG_VERSION"));
         let text = serde_json::to_string_pretty(&params).expect("JSON of a Value") + "\n";

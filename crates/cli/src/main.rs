@@ -111,6 +111,11 @@ struct AuditArgs {
     /// Skip the recalibration section.
     #[arg(long)]
     no_recalibration: bool,
+    /// Recalibration section with temperature scaling only (Platt and isotonic are
+    /// reported as not asked for): the work of a temperature-scaling pipeline, and
+    /// much faster on many classes.
+    #[arg(long, conflicts_with = "no_recalibration")]
+    temperature_only: bool,
     /// Also write the calibscope-record/1 audit record (file fingerprints, settings,
     /// every number) to FILE; `calibscope verify` re-checks it.
     #[arg(long, value_name = "FILE")]

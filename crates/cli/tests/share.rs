@@ -217,3 +217,58 @@ fn links_of_records_round_trip() {
     assert!(text(&bad).contains("not base64url"), "{}", text(&bad));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--temperature-only`: the temperature section is the full run's, Platt and
+/// isotonic say they were not asked for, and the record keeps the choice (its
+/// verification recomputes the same section).
+#[test]
+fn temperature_only_keeps_the_temperature_and_verifies() {
+    let dir = tmp("temperature-only");
+    let data = shared().join("fixtures/real/digits_logreg_C1_logits.csv");
+    let data = data.to_str().unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec!["audit", "--json", data];
+        args.extend_from_slice(extra);
+        let out = calibscope(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let full = run(&[]);
+    let only = run(&["--temperature-only"]);
+    let (f, o) = (&full["recalibration"], &only["recalibration"]);
+    assert!(f["temperature"]["tau"].as_f64().is_some());
+    assert_eq!(o["temperature"], f["temperature"]);
+    assert_eq!(o["split"], f["split"]);
+    assert_eq!(o["before"], f["before"]);
+    for map in ["platt", "isotonic"] {
+        assert!(
+            f[map]["undefined"].is_null(),
+            "{map} fitted in the full run"
+        );
+        assert_eq!(
+            o[map]["undefined"],
+            "not asked for (temperature scaling only)"
+        );
+    }
+    let conflict = calibscope(&["audit", data, "--temperature-only", "--no-recalibration"]);
+    assert_eq!(conflict.status.code(), Some(2), "{}", text(&conflict));
+
+    let rec = dir.join("r.json");
+    let out = calibscope(&[
+        "audit",
+        "--temperature-only",
+        "--record",
+        rec.to_str().unwrap(),
+        data,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    assert_eq!(
+        record["options"]["recalibration"]["platt_and_isotonic"],
+        false
+    );
+    assert_eq!(record["audits"][0]["recalibration"], only["recalibration"]);
+    let ok = calibscope(&["verify", rec.to_str().unwrap(), data]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    assert!(!text(&ok).contains('✗'));
+}

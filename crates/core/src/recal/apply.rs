@@ -180,6 +180,8 @@ pub enum Undefined {
     TopLabel,
     /// Not fitted yet ([`recalibrate_temperature`] before [`fit_maps`]).
     NotComputed,
+    /// Not asked for: a temperature-only run ([`recalibrate_temperature_only`]).
+    NotAsked,
 }
 
 impl std::fmt::Display for Undefined {
@@ -193,6 +195,7 @@ impl std::fmt::Display for Undefined {
             ),
             Undefined::TopLabel => write!(f, "top-label input has no scores to recalibrate"),
             Undefined::NotComputed => write!(f, "not computed yet"),
+            Undefined::NotAsked => write!(f, "not asked for (temperature scaling only)"),
         }
     }
 }
@@ -324,6 +327,24 @@ pub struct Recalibration {
 pub fn recalibrate(set: &PredictionSet, seed: u64, fraction: f64) -> Recalibration {
     let mut run = recalibrate_temperature(set, seed, fraction);
     fit_maps(set, &mut run);
+    run
+}
+
+/// [`recalibrate`] without Platt and isotonic (they stay [`Undefined::NotAsked`], or
+/// the temperature's own reason when it is undefined): the work of a
+/// temperature-scaling pipeline.
+pub fn recalibrate_temperature_only(
+    set: &PredictionSet,
+    seed: u64,
+    fraction: f64,
+) -> Recalibration {
+    let mut run = recalibrate_temperature(set, seed, fraction);
+    if matches!(run.platt, Err(Undefined::NotComputed)) {
+        run.platt = Err(Undefined::NotAsked);
+    }
+    if matches!(run.isotonic, Err(Undefined::NotComputed)) {
+        run.isotonic = Err(Undefined::NotAsked);
+    }
     run
 }
 
