@@ -144,7 +144,7 @@ fn files(record: &Value) -> Vec<(String, &'static str, String)> {
         (
             format!("{stem}.summary.md"),
             "text/markdown",
-            calibscope_audit::markdown(&record["audits"][0], m, binning),
+            calibscope_audit::record_markdown(record, m, binning),
         ),
     ];
     for (name, text) in calibscope_report::csv_files(record) {

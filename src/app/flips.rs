@@ -14,18 +14,8 @@ use super::flips_state::{ask, parse_bins, FlipsState};
 use super::store::Store;
 use super::widgets::{binning_toggle, m_slider, num_view};
 
-/// The metrics offered, with their names in METRICS.md.
-const METRICS: [(&str, &str); 9] = [
-    ("confece", "ConfECE (ℓ1, the usual ECE)"),
-    ("confce", "ConfCE (squared)"),
-    ("confce_corr", "ConfCE^corr (truthful)"),
-    ("lince_cw", "LinCE^cw (truthful, classwise)"),
-    ("cwece", "cwECE (classwise ℓ1)"),
-    ("rmsce_conf", "RMSCE (confidence)"),
-    ("error", "classification error (reference)"),
-    ("brier_over_k", "Brier/k (proper loss of LinCE^cw)"),
-    ("l_conf", "l_conf (proper loss of ConfCE^corr)"),
-];
+/// The metrics offered, with their names in METRICS.md (shared with the report).
+const METRICS: [(&str, &str); 9] = calibscope_audit::flips_summary::RANKED_METRIC_LABELS;
 
 pub(super) fn label(metric: &str) -> &'static str {
     METRICS
@@ -123,8 +113,7 @@ pub fn Flips() -> impl IntoView {
             view! {
                 <section class="flips" id="flips" aria-labelledby="flips-title">
                     <h2 id="flips-title">"Ranking flips"</h2>
-                    <p class="note">"How the ranking of your models by a calibration error changes with the number of bins alone. "
-                        "Binned ECE is not truthful, so its ranking can flip; the corrected ConfCE^corr and the classwise LinCE^cw stay stable. "
+                    <p class="note">{calibscope_audit::flips_summary::FLIPS_NOTE}" "
                         <a href="#why-flips">"Why?"</a></p>
                     <FlipsControls/>
                     <flips_chart::FlipsCharts/>

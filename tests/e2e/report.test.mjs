@@ -1,13 +1,15 @@
 // The CLI's HTML report opened in Chromium with JavaScript disabled: it shows the
 // audit's numbers (every data-value equals the audit JSON / the record's tables),
-// makes no request at all, and hostile file and model names create no element.
+// makes no request at all, and hostile file and model names create no element. A
+// multi-model report shows the record's Ranking flips section; the app's report
+// follows the theme chosen in the app (needs the app served at CALIBSCOPE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, repo, fixtures, artifacts } from './helpers.mjs';
+import { launch, repo, fixtures, artifacts, openApp, idle, dropPaths, foreignRequests } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 const dir = path.join(artifacts, 'report');
@@ -110,7 +112,99 @@ test('the report reads on a 390 px screen in the dark theme', async () => {
   const bg = await page.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
   assert.equal(bg, 'rgb(18, 20, 23)', 'dark background');
   assert.equal(await page.locator('figure svg').count(), 4, 'two charts per model');
+  assert.equal(await page.locator('#flips .matrix').count(), 9, 'the flips section, narrow too');
   await page.screenshot({ path: path.join(dir, 'two-models-dark-390.png'), fullPage: false });
+  assert.deepEqual(requests, []);
+  await context.close();
+});
+
+/** Every number of the flips section: path, value, text, visibility. */
+async function flipsNumbers(page) {
+  return page.locator('#flips [data-metric]').evaluateAll((els) =>
+    els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value, text: e.textContent, visible: e.getClientRects().length > 0 })));
+}
+
+/** The flips section of an open report against its record: every number, the flipped rows and pairs. */
+async function checkFlips(page, record) {
+  const flips = record.tables.flips;
+  assert.ok(flips, 'the record has a flips section');
+  assert.equal(await page.locator('#flips h2').textContent(), 'Ranking flips');
+  const numbers = await flipsNumbers(page);
+  const models = flips.models.length;
+  const bins = flips.settings.bins.length;
+  const metrics = Object.values(flips.matrices).filter((x) => !x.unavailable).length;
+  // ranking (ranks, values, change, error per model) and every matrix cell
+  assert.ok(numbers.length >= 6 * models + metrics * (2 * bins * bins + bins), `${numbers.length} numbers`);
+  for (const n of numbers) {
+    assert.ok(n.metric.startsWith('tables.flips.'), n.metric);
+    assert.deepEqual(JSON.parse(n.value), at(record, n.metric), n.metric);
+    assert.ok(n.visible && n.text.trim().length > 0, `${n.metric} is shown`);
+  }
+  const key = `${flips.settings.m_ref}|${flips.settings.m}`;
+  const pairs = flips.ranking.flip_pairs[key] ?? [];
+  const count = numbers.find((n) => n.metric === 'tables.flips.ranking.flips.0.1');
+  assert.equal(JSON.parse(count.value), pairs.length);
+  assert.equal(count.text, String(pairs.length));
+  assert.equal(await page.locator('ul.flip-pairs li.flipped').count(), pairs.length);
+  const flipped = new Set(pairs.flat());
+  assert.equal(await page.locator('#flips tr.flipped').count(), flipped.size);
+  // flipped rows are marked in text too, and highlighted
+  for (const name of await page.locator('#flips tr.flipped th').allTextContents()) assert.ok(flipped.has(name), name);
+  const bg = await page.locator('#flips tr.flipped td').first().evaluate((e) => getComputedStyle(e).backgroundColor);
+  assert.notEqual(bg, 'rgba(0, 0, 0, 0)', 'flipped rows highlighted');
+  return pairs.length;
+}
+
+test('a multi-model report shows the ranking flips without JavaScript', async () => {
+  const data = path.join(fixtures, 'multi/digits_zoo_probs.csv');
+  const { html, record } = writeReport('zoo', [data]);
+  const { context, page, requests } = await open(html);
+  const flips = await checkFlips(page, record);
+  assert.ok(flips > 0, 'ConfECE flips on this zoo');
+  // the ranking table lists the models by their rank at m
+  const m = record.tables.flips.settings.m;
+  const ranks = await page.locator(`#flips [data-metric^="tables.flips.ranking.ranks.${m}."]`).evaluateAll((els) => els.map((e) => Number(e.dataset.value)));
+  assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b));
+  assert.equal(await page.locator('#flips .matrix table').count(), 9);
+  await page.locator('#flips').screenshot({ path: path.join(dir, 'zoo-flips.png') });
+  assert.deepEqual(requests, []);
+  assert.equal(await page.locator('script').count(), 1);
+  await context.close();
+});
+
+test('the app\'s multi-model report holds the flips and keeps the chosen dark theme', { skip: !process.env.CALIBSCOPE_URL && 'CALIBSCOPE_URL not set' }, async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  await page.selectOption('#theme', 'dark');
+  await dropPaths(page, [path.join(fixtures, 'multi/digits_zoo_probs.csv')]);
+  await idle(page);
+  await page.click('#prepare-exports');
+  await idle(page);
+  const save = async (name) => {
+    const sel = `[data-export="${name}"]`;
+    await page.waitForSelector(sel);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+    const file = path.join(dir, `app-${name}`);
+    await download.saveAs(file);
+    return file;
+  };
+  const html = await save('digits_zoo_probs.report.html');
+  const md = readFileSync(await save('digits_zoo_probs.summary.md'), 'utf8');
+  const csv = readFileSync(await save('digits_zoo_probs.flips_ranking.csv'), 'utf8');
+  assert.deepEqual(foreignRequests(app.requests), []);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+  // opened on a light system with JavaScript disabled: dark, as chosen in the app
+  const { context, page: rp, requests } = await open(html, { colorScheme: 'light' });
+  assert.equal(await rp.locator('html').getAttribute('data-theme'), 'dark');
+  const bg = await rp.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+  assert.equal(bg, 'rgb(18, 20, 23)', 'dark background');
+  const record = JSON.parse(await rp.locator('#calibscope-record').textContent());
+  assert.equal(record.settings.theme, 'dark');
+  const flips = await checkFlips(rp, record);
+  assert.match(md, new RegExp(`## Ranking flips[\\s\\S]*${flips} flips between m = `));
+  assert.equal(csv.trim().split('\n').length, record.tables.flips.models.length + 1);
+  await rp.screenshot({ path: path.join(dir, 'app-zoo-dark.png'), fullPage: false });
   assert.deepEqual(requests, []);
   await context.close();
 });

@@ -6,6 +6,7 @@
 //! come from `calibscope-core`, this crate only arranges them.
 
 mod flips_record;
+pub mod flips_summary;
 mod markdown;
 mod multi;
 mod recal_files;
@@ -22,7 +23,7 @@ use serde_json::{json, Map, Value};
 pub use flips_record::{
     flips_section, flips_settings_of, ranked_values, FlipsSettings, FLIPS_M_MAX,
 };
-pub use markdown::markdown;
+pub use markdown::{markdown, record_markdown};
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use recal_files::{
     evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,

@@ -2,7 +2,8 @@
 //! `--markdown`): read from the `calibscope-audit/1` JSON, so it shows exactly the
 //! numbers of the JSON.
 
-use crate::summary::{self, fmt, lookup, Cell, Line, Table};
+use crate::flips_summary as flips;
+use crate::summary::{self, fmt, Cell, Line, Table};
 use calibscope_core::binning::Binning;
 use serde_json::Value;
 use std::fmt::Write;
@@ -11,16 +12,14 @@ use std::fmt::Write;
 fn row(out: &mut String, doc: &Value, line: &Line) {
     let _ = write!(out, "| {} |", line.label);
     for column in &line.columns {
-        let text: String = column
-            .iter()
-            .map(|c| match c {
-                Cell::Text(t) => t.clone(),
-                Cell::Num(path) => fmt(lookup(doc, path)),
-            })
-            .collect();
-        let _ = write!(out, " {text} |");
+        let _ = write!(out, " {} |", text(doc, column));
     }
     out.push('\n');
+}
+
+/// Cells as text, their numbers read from `doc`.
+fn text(doc: &Value, cells: &[Cell]) -> String {
+    cells.iter().map(|c| c.show(doc)).collect()
 }
 
 fn table(out: &mut String, doc: &Value, t: &Table) {
@@ -111,5 +110,35 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
         input["n"]
     );
     table(&mut out, doc, &summary::models(doc, m));
+    out
+}
+
+/// The summary of a record (`calibscope-record/1`): its audit's summary, then for
+/// two or more models the ranking-flips section (`tables.flips`): the ranking at m
+/// against the reference and the number of flips.
+pub fn record_markdown(record: &Value, m: usize, binning: Binning) -> String {
+    let mut out = markdown(&record["audits"][0], m, binning);
+    let section = &record["tables"]["flips"];
+    if section.is_object() {
+        let _ = writeln!(
+            out,
+            "\n## Ranking flips\n\n{}.\n",
+            text(record, &flips::settings_cells(section))
+        );
+        match flips::ranking(section) {
+            Err(why) => {
+                let _ = writeln!(out, "No ranking: {why}.");
+            }
+            Ok(t) => {
+                let _ = writeln!(out, "{}\n", text(record, &flips::ranking_sentence(section)));
+                table(&mut out, record, &t);
+                let (_, pairs) = flips::flip_pairs(section);
+                let pairs: Vec<String> = pairs.iter().map(|(a, b)| format!("{a} ↔ {b}")).collect();
+                if !pairs.is_empty() {
+                    let _ = writeln!(out, "\nPairs whose order reversed: {}.", pairs.join(", "));
+                }
+            }
+        }
+    }
     out
 }

@@ -11,6 +11,8 @@ pub enum Cell {
     Text(String),
     /// The path's segments (model names may hold dots).
     Num(Vec<String>),
+    /// A rank or rank change at a path, shown as its exact decimal (`3`, `3.5`, `-1`).
+    Rank(Vec<String>),
 }
 
 impl Cell {
@@ -27,13 +29,30 @@ impl Cell {
     pub fn text(t: &str) -> Cell {
         Cell::Text(t.to_string())
     }
+    /// The path of a number cell (`None` for text).
+    pub fn path(&self) -> Option<&[String]> {
+        match self {
+            Cell::Text(_) => None,
+            Cell::Num(p) | Cell::Rank(p) => Some(p),
+        }
+    }
+    /// The cell as text for people, its number read from `doc`.
+    pub fn show(&self, doc: &Value) -> String {
+        match self {
+            Cell::Text(t) => t.clone(),
+            Cell::Num(p) => fmt(lookup(doc, p)),
+            Cell::Rank(p) => fmt_rank(lookup(doc, p)),
+        }
+    }
 }
 
 /// A table row: its label and its columns, each made of cells.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Line {
     pub label: String,
     pub columns: Vec<Vec<Cell>>,
+    /// The row's class in the HTML report (empty for none), e.g. `flipped`.
+    pub class: &'static str,
 }
 
 /// A table: a title, its column headers (the label column's first) and rows.
@@ -50,6 +69,13 @@ pub fn lookup<'a>(doc: &'a Value, path: &[String]) -> &'a Value {
         (Value::Array(a), Ok(i)) => a.get(i).unwrap_or(&Value::Null),
         _ => v.get(k.as_str()).unwrap_or(&Value::Null),
     })
+}
+
+/// A rank for people: its shortest exact decimal (`3`, `3.5`, `-1`), `undefined`
+/// for null.
+pub fn fmt_rank(v: &Value) -> String {
+    v.as_f64()
+        .map_or_else(|| "undefined".into(), |x| x.to_string())
 }
 
 /// A number for people: integers (counts) as they are, others to 4 significant
@@ -73,6 +99,7 @@ fn line(label: impl Into<String>, cells: Vec<Cell>) -> Line {
     Line {
         label: label.into(),
         columns: vec![cells],
+        ..Line::default()
     }
 }
 
@@ -193,6 +220,7 @@ pub fn reliability(doc: &Value, prefix: &[&str], path: &str, binning: Binning) -
                         Cell::text("]"),
                     ],
                 ],
+                ..Line::default()
             }
         })
         .collect();
@@ -246,6 +274,7 @@ pub fn recalibration(prefix: &[&str]) -> Table {
             .iter()
             .map(|c| vec![Cell::num_in(prefix, &format!("{c}.{key}"))])
             .collect(),
+        ..Line::default()
     })
     .collect();
     Table {
@@ -290,6 +319,7 @@ pub fn models(doc: &Value, m: usize) -> Table {
                     bf("p_risk"),
                     bf("cwa"),
                 ],
+                ..Line::default()
             }
         })
         .collect();

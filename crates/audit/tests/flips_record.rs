@@ -215,3 +215,66 @@ fn a_record_with_its_flips_section_verifies_and_flags_a_tampered_flips_value() {
     other["tables"]["flips"]["settings"]["m"] = json!(5);
     assert!(check(&other).iter().any(|c| !c.ok()));
 }
+
+#[test]
+fn the_markdown_summary_of_a_record_shows_its_ranking_and_flips() {
+    let (bytes, ds, _) = fixture("digits_zoo_probs");
+    let name = "digits_zoo_probs.csv";
+    let settings = FlipsSettings {
+        m: 5,
+        m_ref: 100,
+        ..FlipsSettings::default()
+    };
+    let options = AuditOptions::for_n(ds.n());
+    let doc = audit_document(&Ok(ds.clone()), name, &options);
+    let record = Record {
+        producer: Producer {
+            name: "test".into(),
+            version: "0".into(),
+            build: "b".into(),
+        },
+        inputs: vec![file_ref(name, &bytes)],
+        settings: ViewState::default(),
+        options,
+        audits: vec![doc.clone()],
+        tables: record_tables(&ds.models, Some(&settings)).unwrap(),
+    }
+    .to_json();
+    let binning = calibscope_core::binning::Binning::Width;
+    let md = record_markdown(&record, 15, binning);
+    // the audit's summary, then the section
+    let audit = markdown(&doc, 15, binning);
+    assert!(md.starts_with(&audit));
+    let flips = &md[audit.len()..];
+    let r = &record["tables"]["flips"]["ranking"];
+    let count = r["flips"][0][1].as_u64().unwrap();
+    assert!(flips.contains("## Ranking flips"));
+    assert!(flips.contains(&format!("{count} flips between m = 100 and m = 5")));
+    // one table row per model, in rank order at m = 5, with its rank and value
+    let rows: Vec<Vec<&str>> = flips
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| model"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    let names: Vec<String> = ds.models.iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(rows.len(), names.len());
+    let mut last = 0.0;
+    for row in &rows {
+        let i = names.iter().position(|n| n == row[0]).unwrap();
+        let rank = r["ranks"]["5"][i].as_f64().unwrap();
+        assert_eq!(row[1], rank.to_string());
+        assert!(rank >= last);
+        last = rank;
+        assert_eq!(row[2], summary::fmt(&r["values"]["5"][i]));
+        let flipped = r["flip_pairs"]["100|5"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p[0] == row[0] || p[1] == row[0]);
+        assert_eq!(row[7] == "flipped", flipped, "{}", row[0]);
+    }
+    // a record without the section: the audit's summary alone
+    let mut one = record.clone();
+    one["tables"].as_object_mut().unwrap().remove("flips");
+    assert_eq!(record_markdown(&one, 15, binning), audit);
+}

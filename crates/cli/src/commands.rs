@@ -4,7 +4,8 @@
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
     audit_document, evaluation_after, fitted_params_json, markdown, parse_options,
-    recalibrate_rows, recalibrated_csv, AuditOptions, Method as RecalMethod, RecalibrationSettings,
+    recalibrate_rows, recalibrated_csv, record_markdown, AuditOptions, Method as RecalMethod,
+    RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
@@ -141,15 +142,26 @@ pub fn audit(args: AuditArgs) -> Outcome {
     let name = args.files[0].display().to_string();
     let doc = audit_document(&parsed, &name, &audit_options);
     let quiet = args.exports() && !args.markdown;
-    if let (Ok(dataset), true) = (&parsed, args.exports()) {
-        let record = crate::share::record(&args, audit_options, doc.clone(), dataset)?;
-        crate::share::write_exports(&args, &record.to_json())?;
-    }
+    let record = match (&parsed, args.exports()) {
+        (Ok(dataset), true) => {
+            let record = crate::share::record(&args, audit_options, doc.clone(), dataset)?;
+            let record = record.to_json();
+            crate::share::write_exports(&args, &record)?;
+            Some(record)
+        }
+        _ => None,
+    };
     if args.json {
         let text = serde_json::to_string_pretty(&doc).expect("JSON of a Value");
         write_stdout(&(text + "\n"))?;
     } else if parsed.is_ok() && !quiet {
-        write_stdout(&markdown(&doc, args.bins[0], binning(args.binning)))?;
+        let (m, binning) = (args.bins[0], binning(args.binning));
+        // with a record, its ranking-flips section too
+        let text = match &record {
+            Some(record) => record_markdown(record, m, binning),
+            None => markdown(&doc, m, binning),
+        };
+        write_stdout(&text)?;
     }
     match &parsed {
         Ok(_) => Ok(()),

@@ -136,6 +136,72 @@ fn a_multi_model_record_verifies() {
 }
 
 #[test]
+fn two_models_report_csv_and_summary_hold_the_ranking_flips() {
+    let dir = tmp("flips");
+    let real = shared().join("fixtures/real");
+    let a = real.join("breast_cancer_gnb_p.csv");
+    let b = real.join("breast_cancer_rf_p.csv");
+    let (rec, html, csv) = (dir.join("r.json"), dir.join("r.html"), dir.join("csv"));
+    let out = calibscope(&[
+        "audit",
+        "--markdown",
+        "--record",
+        rec.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--flips-m",
+        "20",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let flips = &record["tables"]["flips"];
+    assert_eq!(flips["settings"]["m"], 20);
+    let report = std::fs::read_to_string(&html).unwrap();
+    assert!(report.contains("<h2>Ranking flips</h2>"));
+    // the ranking's numbers in the report are the record's
+    let mut shown = 0;
+    for piece in report.split("data-metric=\"tables.flips.").skip(1) {
+        let path = &piece[..piece.find('"').unwrap()];
+        let rest = &piece[piece.find("data-value=\"").unwrap() + 12..];
+        let value = rest[..rest.find('"').unwrap()].replace("&quot;", "\"");
+        let got: Value = serde_json::from_str(&value).unwrap();
+        let want = path.split('.').fold(flips, |v, k| match v {
+            Value::Array(a) => &a[k.parse::<usize>().unwrap()],
+            v => &v[k],
+        });
+        assert_eq!(&got, want, "{path}");
+        shown += 1;
+    }
+    assert!(shown > 100, "{shown} flips numbers");
+    let m_ref = &flips["settings"]["m_ref"];
+    for i in 0..2 {
+        for key in [
+            "ranks.20".into(),
+            "values.20".into(),
+            format!("ranks.{m_ref}"),
+            format!("values.{m_ref}"),
+        ] {
+            let p = format!("data-metric=\"tables.flips.ranking.{key}.{i}\"");
+            assert!(report.contains(&p), "{p}");
+        }
+    }
+    assert_eq!(report.matches("<script").count(), 1);
+    let ranking = std::fs::read_to_string(csv.join("flips_ranking.csv")).unwrap();
+    assert_eq!(ranking.lines().count(), 3);
+    assert!(ranking.starts_with("model,rank at m = 20,value at m = 20,"));
+    assert!(csv.join("flips_spearman_confce_corr.csv").exists());
+    let md = text(&out);
+    assert!(md.contains("## Ranking flips"), "{md}");
+    let count = flips["ranking"]["flips"][0][1].as_u64().unwrap();
+    assert!(md.contains(&format!("{count} flips between m = ")), "{md}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn csv_and_svg_exports_are_written() {
     let dir = tmp("exports");
     let data = shared().join("fixtures/real/breast_cancer_gnb_p.csv");

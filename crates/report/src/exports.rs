@@ -3,6 +3,7 @@
 //! them); undefined values are empty cells.
 
 use crate::{charts, REPORT_M};
+use calibscope_audit::flips_summary::{self, MatrixCells};
 use calibscope_audit::summary::{self, lookup, model_names, Cell, Table};
 use serde_json::Value;
 
@@ -38,14 +39,15 @@ fn safe(name: &str) -> String {
         .collect()
 }
 
-/// A summary table as CSV: wide (one value per column) when every column holds one
-/// number, else long (`row,path,value`).
+/// A summary table as CSV: wide (one value per column) when every column holds at
+/// most one number (a column without a number gives its text), else long
+/// (`row,path,value`).
 fn table_csv(doc: &Value, t: &Table) -> String {
-    let wide = t.lines.iter().all(|l| {
-        l.columns
-            .iter()
-            .all(|c| matches!(c.as_slice(), [Cell::Num(_)]))
-    });
+    let numbers = |c: &[Cell]| c.iter().filter(|c| c.path().is_some()).count();
+    let wide = t
+        .lines
+        .iter()
+        .all(|l| l.columns.iter().all(|c| numbers(c) <= 1));
     let mut out = String::new();
     if wide {
         let header: Vec<String> = t.headers.iter().map(|h| quote(h)).collect();
@@ -56,22 +58,49 @@ fn table_csv(doc: &Value, t: &Table) -> String {
     for line in &t.lines {
         if wide {
             out.push_str(&quote(&line.label));
-        }
-        for cell in line.columns.iter().flatten() {
-            let Cell::Num(path) = cell else { continue };
-            let v = value(lookup(doc, path));
-            if wide {
-                out.push_str(&format!(",{v}"));
-            } else {
-                let p = quote(&path.join("."));
-                out.push_str(&format!("{},{p},{v}\n", quote(&line.label)));
+            for column in &line.columns {
+                let cell = match column.iter().find_map(Cell::path) {
+                    Some(path) => value(lookup(doc, path)),
+                    None => quote(&column.iter().map(|c| c.show(doc)).collect::<String>()),
+                };
+                out.push_str(&format!(",{cell}"));
             }
-        }
-        if wide {
             out.push('\n');
+            continue;
+        }
+        for path in line.columns.iter().flatten().filter_map(Cell::path) {
+            let v = value(lookup(doc, path));
+            let p = quote(&path.join("."));
+            out.push_str(&format!("{},{p},{v}\n", quote(&line.label)));
         }
     }
     out
+}
+
+/// The ranking-flips section's tables (`tables.flips`): the ranking at m against the
+/// reference, and per ranked metric its Spearman and flips matrices over the bin
+/// counts.
+fn flips_files(record: &Value, out: &mut Vec<File>) {
+    let section = &record["tables"]["flips"];
+    if !section.is_object() {
+        return;
+    }
+    if let Ok(t) = flips_summary::ranking(section) {
+        out.push(("flips_ranking.csv".into(), table_csv(record, &t)));
+    }
+    for metric in flips_summary::matrix_metrics(section) {
+        for (kind, cells) in [
+            ("spearman", MatrixCells::Spearman),
+            ("flips", MatrixCells::Flips),
+        ] {
+            if let Ok(t) = flips_summary::matrix(section, metric, cells) {
+                out.push((
+                    format!("flips_{kind}_{}.csv", safe(metric)),
+                    table_csv(record, &t),
+                ));
+            }
+        }
+    }
 }
 
 /// Reliability rows (JSON) as CSV, every field.
@@ -167,6 +196,7 @@ pub fn csv_files(record: &Value) -> Vec<File> {
                 let model = format!("{stem}model{j}_{}_", safe(name));
                 reliability_files(&tables["models"][name]["reliability"], &model, &mut out);
             }
+            flips_files(record, &mut out);
             continue;
         }
         out.push((

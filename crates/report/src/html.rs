@@ -1,6 +1,6 @@
 //! HTML pieces: escaping, numbers with their `data-metric` / `data-value`, tables.
 
-use calibscope_audit::summary::{fmt, lookup, Cell, Table};
+use calibscope_audit::summary::{fmt, fmt_rank, lookup, Cell, Table};
 use serde_json::Value;
 
 /// The page being written.
@@ -48,6 +48,32 @@ pub fn num(path: &str, v: &Value) -> String {
     }
 }
 
+/// A rank or rank change with its path and exact value (shown as `3`, `3.5`, `-1`).
+pub fn rank(path: &str, v: &Value) -> String {
+    if v.is_number() {
+        format!(
+            "<span class=\"num\" data-metric=\"{}\" data-value=\"{}\">{}</span>",
+            esc(path),
+            v,
+            esc(&fmt_rank(v))
+        )
+    } else {
+        num(path, v)
+    }
+}
+
+/// Cells as markup, their numbers read from `doc`.
+pub fn cells(doc: &Value, cells: &[Cell]) -> String {
+    cells
+        .iter()
+        .map(|cell| match cell {
+            Cell::Text(s) => esc(s),
+            Cell::Num(path) => num(&path.join("."), lookup(doc, path)),
+            Cell::Rank(path) => rank(&path.join("."), lookup(doc, path)),
+        })
+        .collect()
+}
+
 /// A summary table, its numbers read from `doc`.
 pub fn table(o: &mut Out, doc: &Value, t: &Table) {
     // wide tables scroll on their own on narrow screens
@@ -61,16 +87,17 @@ pub fn table(o: &mut Out, doc: &Value, t: &Table) {
     }
     o.raw("</tr></thead>\n<tbody>\n");
     for line in &t.lines {
-        o.raw(&format!("<tr><th scope=\"row\">{}</th>", esc(&line.label)));
+        let class = if line.class.is_empty() {
+            String::new()
+        } else {
+            format!(" class=\"{}\"", esc(line.class))
+        };
+        o.raw(&format!(
+            "<tr{class}><th scope=\"row\">{}</th>",
+            esc(&line.label)
+        ));
         for column in &line.columns {
-            o.raw("<td>");
-            for cell in column {
-                match cell {
-                    Cell::Text(s) => o.raw(&esc(s)),
-                    Cell::Num(path) => o.raw(&num(&path.join("."), lookup(doc, path))),
-                }
-            }
-            o.raw("</td>");
+            o.raw(&format!("<td>{}</td>", cells(doc, column)));
         }
         o.raw("</tr>\n");
     }

@@ -10,6 +10,7 @@
 //! reliability tables) and `data-value` (full precision), as in the app.
 
 mod exports;
+mod flips;
 mod html;
 
 pub use exports::{csv_files, svg_files};
@@ -36,7 +37,10 @@ pub fn html_report(record: &Value) -> String {
     let file = first["file"].as_str().unwrap_or("input");
     let title = format!("Calibration audit of {}", base_name(file));
     let mut o = Out::default();
-    o.raw("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    o.raw(&format!(
+        "<!doctype html>\n<html lang=\"en\"{}>\n<head>\n<meta charset=\"utf-8\">\n",
+        theme_attribute(record)
+    ));
     o.raw(&format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
     ));
@@ -58,6 +62,7 @@ pub fn html_report(record: &Value) -> String {
             single(&mut o, doc, tables, &[]);
         }
     }
+    flips::section(&mut o, record);
     settings(&mut o, record);
     o.raw("<section>\n<h2>The record</h2>\n<p>This file holds its audit record (calibscope-record/1 JSON) in the element <code>#calibscope-record</code>: drop the report into calibscope, or run <code>calibscope verify</code> on the record and the data files, to recompute every number.</p>\n</section>\n");
     o.raw(&format!(
@@ -67,6 +72,16 @@ pub fn html_report(record: &Value) -> String {
     o.raw(&inert_json(record));
     o.raw("</script>\n</main>\n</body>\n</html>\n");
     o.0
+}
+
+/// The `data-theme` attribute of an explicit Light or Dark theme in the record's
+/// settings (`settings.theme`); none for System (the reader's system theme).
+pub fn theme_attribute(record: &Value) -> &'static str {
+    match record["settings"]["theme"].as_str() {
+        Some("light") => " data-theme=\"light\"",
+        Some("dark") => " data-theme=\"dark\"",
+        _ => "",
+    }
 }
 
 /// JSON that cannot end the `<script>` element it sits in, nor start markup:

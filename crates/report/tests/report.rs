@@ -8,6 +8,9 @@ use calibscope_audit::{
 use calibscope_report::{html_report, inert_json, REPORT_M};
 use calibscope_share::{file_ref, DataSource, MappingState, ViewState};
 use serde_json::{json, Map, Value};
+use support::{fields, shared};
+
+mod support;
 
 const IMG: &str = "<img src=x onerror=alert(1)>";
 const BREAKOUT: &str = "\"><script>alert(1)</script>";
@@ -103,14 +106,6 @@ fn lookup<'a>(record: &'a Value, path: &str) -> Option<&'a Value> {
         .or_else(|| get(record))
 }
 
-fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
 #[test]
 fn every_number_carries_its_path_and_value() {
     let record = rf_record();
@@ -121,12 +116,8 @@ fn every_number_carries_its_path_and_value() {
     )));
     let mut n = 0;
     let mut seen = Map::new();
-    for piece in html.split("data-metric=\"").skip(1) {
-        let path = unescape(&piece[..piece.find('"').unwrap()]);
-        let rest = &piece[piece.find("data-value=\"").unwrap() + 12..];
-        let value = &rest[..rest.find('"').unwrap()];
+    for (path, got) in support::numbers(&html) {
         let want = lookup(&record, &path).unwrap_or_else(|| panic!("{path} is not in the record"));
-        let got: Value = serde_json::from_str(value).unwrap();
         assert_eq!(&got, want, "{path}");
         seen.insert(path, got);
         n += 1;
@@ -141,31 +132,8 @@ fn every_number_carries_its_path_and_value() {
 }
 
 fn rf_record() -> Value {
-    let shared = match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => std::path::PathBuf::from(p),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    let data = std::fs::read(shared.join("fixtures/real/breast_cancer_rf_p.csv")).unwrap();
+    let data = std::fs::read(shared().join("fixtures/real/breast_cancer_rf_p.csv")).unwrap();
     record_of("rf.csv", &data)
-}
-
-/// A CSV line split on commas outside quotes (enough for these files).
-fn fields(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                out.last_mut().unwrap().push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(String::new()),
-            c => out.last_mut().unwrap().push(c),
-        }
-    }
-    out
 }
 
 #[test]
