@@ -45,7 +45,7 @@ function workerProbe() {
     constructor(...a) {
       super(...a);
       this.addEventListener('message', (ev) => {
-        if (typeof ev.data === 'string' && ev.data.startsWith('{"type":"flips"') && ev.data.includes('"kind":"curve"')) {
+        if (typeof ev.data === 'string' && ev.data.startsWith('{"flips":') && ev.data.includes('"kind":"curve"')) {
           const open = window.__curves.find((c) => c.answered === undefined);
           if (open) { open.answered = performance.now(); open.bytes = ev.data.length; }
         }

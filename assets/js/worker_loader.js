@@ -10,5 +10,5 @@ init({ module_or_path: './worker_bg.wasm' })
     for (const e of early) self.onmessage(e);
   })
   .catch((e) => {
-    self.postMessage(JSON.stringify({ type: 'panic', message: 'the worker could not start: ' + e }));
+    self.postMessage(JSON.stringify({ panic: { message: 'the worker could not start: ' + e } }));
   });

@@ -164,7 +164,9 @@ fn App() -> impl IntoView {
 #[component]
 fn ViewNav() -> impl IntoView {
     let store = expect_context::<Store>();
-    let tabs = View::ALL
+    // built each time the nav is shown (a view is not `Clone` once type-erased)
+    let tabs = move || {
+        View::ALL
         .iter()
         .map(|&v| {
             view! {
@@ -192,10 +194,11 @@ fn ViewNav() -> impl IntoView {
                 </button>
             }
         })
-        .collect_view();
+        .collect_view()
+    };
     view! {
         <Show when=move || store.summary.with(|s| s.is_some())>
-            <nav class="views" role="tablist" aria-label="Views">{tabs.clone()}</nav>
+            <nav class="views" role="tablist" aria-label="Views">{tabs()}</nav>
         </Show>
     }
 }
