@@ -87,14 +87,7 @@ pub fn download_png(name: &str, svg: &str, w: u32, h: u32) {
     }
 }
 
-/// A CSV field: quoted when it holds a comma, quote or newline.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use calibscope_audit::csv::label as field;
 
 /// The ranking table as CSV: one row per model.
 pub fn ranking_csv(r: &FlipsRanking, names: &[String]) -> String {

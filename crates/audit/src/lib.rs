@@ -5,6 +5,7 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+pub mod csv;
 mod flips_record;
 pub mod flips_summary;
 mod markdown;

@@ -81,14 +81,6 @@ pub fn recalibrate_rows(
     }
 }
 
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// The recalibrated predictions of every row, in input order: `id` (when the input
 /// had one), `label` (its class name), `split` (`calibration` / `evaluation`) and the
 /// probabilities (`p` = P(y = 1) for binary input, `p_<class>` otherwise), written as
@@ -114,7 +106,7 @@ pub fn recalibrated_csv(
         for r in 0..k {
             let name = class_names.get(r).cloned().unwrap_or_else(|| r.to_string());
             out.push(',');
-            out.push_str(&quote(&format!("p_{name}")));
+            out.push_str(&crate::csv::field(&format!("p_{name}")));
         }
     }
     out.push('\n');
@@ -122,12 +114,12 @@ pub fn recalibrated_csv(
     for i in 0..recalibrated.n() {
         match ids {
             Some(Ids::Int(v)) => out.push_str(&format!("{},", v[i])),
-            Some(Ids::Text(v)) => out.push_str(&format!("{},", quote(&v[i]))),
+            Some(Ids::Text(v)) => out.push_str(&format!("{},", crate::csv::field(&v[i]))),
             None => {}
         }
         let label = recalibrated.labels[i] as usize;
         match class_names.get(label) {
-            Some(name) => out.push_str(&quote(name)),
+            Some(name) => out.push_str(&crate::csv::field(name)),
             None => out.push_str(&label.to_string()),
         }
         let in_cal = cal.next_if(|&&c| c == i).is_some();

@@ -10,13 +10,7 @@ use serde_json::Value;
 /// A file to write: its name (safe on every system) and its text.
 pub type File = (String, String);
 
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use calibscope_audit::csv::label as quote;
 
 fn value(v: &Value) -> String {
     match v {

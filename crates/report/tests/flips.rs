@@ -327,3 +327,19 @@ fn the_records_theme_is_honoured_without_script() {
     record["settings"]["theme"] = json!("\"><script>");
     assert!(html_report(&record).contains("<html lang=\"en\">"));
 }
+
+/// A model name a spreadsheet would run as a formula is written with a leading `'`
+/// in the CSV exports; a name that is a number (`-1`) is written as it is.
+#[test]
+fn formula_names_are_defused_in_csv_exports() {
+    let mut record = zoo();
+    let formula = "=HYPERLINK(\"http://example.invalid\",\"x\")";
+    record["tables"]["flips"]["models"][0] = formula.into();
+    record["tables"]["flips"]["models"][1] = "-1".into();
+    let files: BTreeMap<String, String> = csv_files(&record).into_iter().collect();
+    let text = &files["flips_ranking.csv"];
+    let names: Vec<String> = text.lines().skip(1).map(|l| fields(l)[0].clone()).collect();
+    assert!(names.contains(&format!("'{formula}")), "{names:?}");
+    assert!(names.contains(&"-1".to_string()), "{names:?}");
+    assert!(!text.lines().any(|l| l.starts_with('=')), "{text}");
+}
