@@ -75,12 +75,7 @@ fn the_flips_section_shows_the_records_numbers() {
     for (path, got) in &shown {
         assert_eq!(got, at(&record, path), "{path}");
     }
-    let names: Vec<&str> = flips["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = model_names(flips);
     assert_eq!(names.len(), 10);
     for i in 0..names.len() {
         for p in [
@@ -231,12 +226,7 @@ fn csv_files_hold_the_flips_tables() {
         let flips = &record["tables"]["flips"];
         let (_, _, m, m_ref, bins) = flips_summary::settings(flips);
         let files: BTreeMap<String, String> = csv_files(&record).into_iter().collect();
-        let names: Vec<&str> = flips["models"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let names: Vec<&str> = model_names(flips);
         // the ranking: one row per model, every number the record's
         let text = &files["flips_ranking.csv"];
         let mut lines = text.lines();
@@ -342,4 +332,14 @@ fn formula_names_are_defused_in_csv_exports() {
     assert!(names.contains(&format!("'{formula}")), "{names:?}");
     assert!(names.contains(&"-1".to_string()), "{names:?}");
     assert!(!text.lines().any(|l| l.starts_with('=')), "{text}");
+}
+
+/// The model names of a record's flips section.
+fn model_names(flips: &Value) -> Vec<&str> {
+    flips["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
 }
