@@ -87,7 +87,7 @@ pub fn download_png(name: &str, svg: &str, w: u32, h: u32) {
     }
 }
 
-use calibscope_audit::csv::label as field;
+use calibscope_audit::csv;
 
 /// The ranking table as CSV: one row per model.
 pub fn ranking_csv(r: &FlipsRanking, names: &[String]) -> String {
@@ -102,7 +102,7 @@ pub fn ranking_csv(r: &FlipsRanking, names: &[String]) -> String {
         let value = |v: &[Option<f64>]| data_value(v.get(i).copied().flatten());
         out.push_str(&format!(
             "{},{},{},{},{},{},{}\n",
-            field(name),
+            csv::label(name),
             rank(&r.ranks),
             value(&r.values),
             rank(&r.ranks_ref),

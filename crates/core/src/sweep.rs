@@ -268,6 +268,14 @@ impl ModelIndex {
     pub fn ranked(&self, metric: RankedMetric, binning: Binning, m: usize) -> Option<f64> {
         match metric {
             RankedMetric::Binned(b) => self.metric(b, binning, m),
+            _ => self.binning_free(metric),
+        }
+    }
+
+    /// A binning-free reference metric (`None` for binned ones, and when undefined).
+    fn binning_free(&self, metric: RankedMetric) -> Option<f64> {
+        match metric {
+            RankedMetric::Binned(_) => None,
             RankedMetric::Error => self.error(),
             RankedMetric::BrierOverK => self.brier_over_k,
             RankedMetric::LConf => self.l_conf,
@@ -353,7 +361,7 @@ impl ModelIndex {
     fn ranked_at(&self, metric: RankedMetric, counts: Counts) -> Vec<Option<f64>> {
         match metric {
             RankedMetric::Binned(b) => self.metric_at(b, counts),
-            _ => vec![self.ranked(metric, Binning::Mass, 1); counts.len()],
+            _ => vec![self.binning_free(metric); counts.len()],
         }
     }
 }

@@ -10,12 +10,12 @@ use serde_json::Value;
 /// A file to write: its name (safe on every system) and its text.
 pub type File = (String, String);
 
-use calibscope_audit::csv::label as quote;
+use calibscope_audit::csv;
 
 fn value(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
-        Value::String(s) => quote(s),
+        Value::String(s) => csv::label(s),
         v => v.to_string(),
     }
 }
@@ -44,18 +44,18 @@ fn table_csv(doc: &Value, t: &Table) -> String {
         .all(|l| l.columns.iter().all(|c| numbers(c) <= 1));
     let mut out = String::new();
     if wide {
-        let header: Vec<String> = t.headers.iter().map(|h| quote(h)).collect();
+        let header: Vec<String> = t.headers.iter().map(|h| csv::label(h)).collect();
         out.push_str(&(header.join(",") + "\n"));
     } else {
-        out.push_str(&format!("{},path,value\n", quote(&t.headers[0])));
+        out.push_str(&format!("{},path,value\n", csv::label(&t.headers[0])));
     }
     for line in &t.lines {
         if wide {
-            out.push_str(&quote(&line.label));
+            out.push_str(&csv::label(&line.label));
             for column in &line.columns {
                 let cell = match column.iter().find_map(Cell::path) {
                     Some(path) => value(lookup(doc, path)),
-                    None => quote(&column.iter().map(|c| c.show(doc)).collect::<String>()),
+                    None => csv::label(&column.iter().map(|c| c.show(doc)).collect::<String>()),
                 };
                 out.push_str(&format!(",{cell}"));
             }
@@ -64,8 +64,8 @@ fn table_csv(doc: &Value, t: &Table) -> String {
         }
         for path in line.columns.iter().flatten().filter_map(Cell::path) {
             let v = value(lookup(doc, path));
-            let p = quote(&path.join("."));
-            out.push_str(&format!("{},{p},{v}\n", quote(&line.label)));
+            let p = csv::label(&path.join("."));
+            out.push_str(&format!("{},{p},{v}\n", csv::label(&line.label)));
         }
     }
     out
@@ -156,7 +156,7 @@ fn numbers_csv(doc: &Value) -> String {
                 .enumerate()
                 .for_each(|(i, v)| walk(&join(&i.to_string()), v, out)),
             Value::Number(_) | Value::Null => {
-                out.push_str(&format!("{},{}\n", quote(path), value(v)));
+                out.push_str(&format!("{},{}\n", csv::label(path), value(v)));
             }
             _ => {}
         }
