@@ -106,8 +106,13 @@ pub fn flips_section(
     models: &[(String, PredictionSet)],
     settings: &FlipsSettings,
 ) -> Result<Value, String> {
-    let metric = RankedMetric::from_name(&settings.metric)
-        .ok_or_else(|| format!("unknown ranked metric {:?}", settings.metric))?;
+    let metric = RankedMetric::from_name(&settings.metric).ok_or_else(|| {
+        format!(
+            "unknown ranked metric {:?}; choose one of {}",
+            settings.metric,
+            RankedMetric::names()
+        )
+    })?;
     let binning = Binning::from_name(&settings.binning)
         .ok_or_else(|| format!("unknown binning {:?}", settings.binning))?;
     let n = models.first().map_or(0, |(_, s)| s.n());

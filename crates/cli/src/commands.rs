@@ -118,6 +118,7 @@ pub(crate) fn write_stdout(text: &str) -> Outcome {
 
 pub fn audit(args: AuditArgs) -> Outcome {
     check_bins(&args.bins)?;
+    crate::share::check_flips(&args.flips)?;
     if !(args.cal_fraction > 0.0 && args.cal_fraction < 1.0) {
         return Err(Failure::Usage(
             "--cal-fraction must lie strictly between 0 and 1".into(),

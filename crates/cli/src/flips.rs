@@ -37,8 +37,9 @@ pub fn flips(args: FlipsArgs) -> Outcome {
     } else {
         vec![RankedMetric::from_name(&args.metric).ok_or_else(|| {
             Failure::Usage(format!(
-                "unknown --metric '{}'; choose one of confece, confce, confce_corr, lince_cw, cwece, rmsce_conf, error, brier_over_k, l_conf or all",
-                args.metric
+                "unknown --metric '{}'; choose one of {} or all",
+                args.metric,
+                RankedMetric::names()
             ))
         })?]
     };

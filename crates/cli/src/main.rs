@@ -152,13 +152,13 @@ struct FlipsRecordArgs {
     /// The binning of the record's ranking-flips section.
     #[arg(long, value_enum, default_value = "mass", value_name = "BINNING")]
     flips_binning: BinningArg,
-    /// The bin count ranked against the reference (clipped to 1..=min(n, 2000)).
+    /// The bin count ranked against the reference (at least 1; clipped to min(n, 2000)).
     #[arg(long, default_value_t = 5, value_name = "M")]
     flips_m: usize,
-    /// The pinned reference bin count (clipped to 1..=min(n, 2000)).
+    /// The pinned reference bin count (at least 1; clipped to min(n, 2000)).
     #[arg(long, default_value_t = 2000, value_name = "M")]
     flips_ref: usize,
-    /// The bin counts of the Spearman matrices (clipped to n, sorted).
+    /// The bin counts of the Spearman matrices (at least 1; clipped to n, sorted).
     #[arg(
         long,
         default_value = "5,20,2000",

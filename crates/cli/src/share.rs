@@ -93,6 +93,17 @@ pub fn record(
     })
 }
 
+/// The `--flips-*` options are bin counts of at least 1 (larger ones are clipped to
+/// the data's `min(n, 2000)`, as in the app's view).
+pub(crate) fn check_flips(f: &crate::FlipsRecordArgs) -> crate::commands::Outcome {
+    if f.flips_m == 0 || f.flips_ref == 0 || f.flips_bins.is_empty() || f.flips_bins.contains(&0) {
+        return Err(Failure::Usage(
+            "--flips-m, --flips-ref and --flips-bins take bin counts of at least 1, e.g. --flips-m 5 --flips-ref 2000 --flips-bins 5,20,2000".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The settings of a record's ranking-flips section (two or more models).
 fn flips_settings(f: &crate::FlipsRecordArgs) -> FlipsSettings {
     FlipsSettings {

@@ -338,3 +338,33 @@ fn temperature_only_keeps_the_temperature_and_verifies() {
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
     assert!(!text(&ok).contains('✗'));
 }
+
+/// The record's `--flips-*` options: a bin count of 0 and an unknown metric are
+/// usage errors that say what to give, before anything is written.
+#[test]
+fn bad_flips_options_are_usage_errors() {
+    let dir = tmp("bad-flips");
+    let data = shared().join("fixtures/multi/digits_zoo_probs.csv");
+    let rec = dir.join("r.json");
+    for (extra, says) in [
+        (vec!["--flips-m", "0"], "at least 1"),
+        (vec!["--flips-ref", "0"], "at least 1"),
+        (vec!["--flips-bins", "0,5"], "at least 1"),
+        (
+            vec!["--flips-metric", "nope"],
+            "choose one of confece, confce, confce_corr",
+        ),
+    ] {
+        let mut args = vec![
+            "audit",
+            data.to_str().unwrap(),
+            "--record",
+            rec.to_str().unwrap(),
+        ];
+        args.extend_from_slice(&extra);
+        let out = calibscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{extra:?}: {}", text(&out));
+        assert!(!rec.exists(), "{extra:?} wrote a record");
+    }
+}

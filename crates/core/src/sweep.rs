@@ -85,6 +85,11 @@ impl From<SweepMetric> for RankedMetric {
 }
 
 impl RankedMetric {
+    /// The names of [`RankedMetric::ALL`], comma-separated (for error messages).
+    pub fn names() -> String {
+        Self::ALL.map(|m| m.name()).join(", ")
+    }
+
     /// Every ranked metric: the binned ones in the audit's order, then the references.
     pub const ALL: [RankedMetric; 9] = [
         RankedMetric::Binned(SweepMetric::ConfEce),
