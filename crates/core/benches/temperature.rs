@@ -86,6 +86,7 @@ fn shapes_report() {
     let contract = TemperatureOptions::default();
     let direct = TemperatureOptions {
         expansion: false,
+        screening: false,
         ..contract
     };
     for (n, k) in [
@@ -152,6 +153,7 @@ fn cpu_time_report() {
     );
     let direct = TemperatureOptions {
         expansion: false,
+        screening: false,
         ..contract
     };
     report(
@@ -290,6 +292,7 @@ const REUSE: TemperatureOptions = TemperatureOptions {
     hi: 20.0,
     procedure: GoldenProcedure::REUSE_1E9,
     expansion: true,
+    screening: true,
 };
 
 #[divan::bench(sample_count = 5, sample_size = 1)]

@@ -12,17 +12,28 @@ use std::fmt;
 pub trait Real: Copy + Send + Sync + PartialOrd + fmt::Debug + 'static {
     /// The value as `f64` (exact for both `f32` and `f64`).
     fn to_f64(self) -> f64;
+    /// `self - m` rounded once to `f32`, for an `m` that is a value of this type (so
+    /// the `f64` difference is exact): in `f32` arithmetic for `f32` (vectorises).
+    fn delta_f32(self, m: f64) -> f32;
 }
 impl Real for f32 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
     }
+    #[inline(always)]
+    fn delta_f32(self, m: f64) -> f32 {
+        self - m as f32
+    }
 }
 impl Real for f64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
+    }
+    #[inline(always)]
+    fn delta_f32(self, m: f64) -> f32 {
+        (self - m) as f32
     }
 }
 

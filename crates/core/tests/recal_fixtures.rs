@@ -169,6 +169,14 @@ fn check(name: &str, set: &Set, exp: &Value) {
             " (direct)",
             TemperatureOptions {
                 expansion: false,
+                screening: false,
+                ..contract
+            },
+        ),
+        (
+            " (no screening)",
+            TemperatureOptions {
+                screening: false,
                 ..contract
             },
         ),
@@ -219,8 +227,17 @@ fn check(name: &str, set: &Set, exp: &Value) {
         }
         fits.push(fit);
     }
+    // screening changes the cost, never a decision: same tau, bit for bit, and the
+    // same trace as the search without it
+    assert_eq!(
+        fits[0].tau.to_bits(),
+        fits[2].tau.to_bits(),
+        "{name}: screening"
+    );
+    assert_eq!(fits[0].trace, fits[2].trace, "{name}: screening, trace");
     let fit = fits.swap_remove(0);
-    assert_eq!(fit.trace.len(), 80);
+    let traced: Vec<usize> = fit.trace.iter().map(|s| s.iteration).collect();
+    assert_eq!(traced, (1..=8).map(|i| 10 * i).collect::<Vec<_>>());
     // after: softmax(z / tau) on the evaluation split
     let mut p_after = vec![0.0; eval.len() * k];
     for (e, &i) in eval.iter().enumerate() {

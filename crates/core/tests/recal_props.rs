@@ -1,8 +1,8 @@
 //! Properties of the recalibration fits (proptest).
 
 use calibscope_core::recal::{
-    fit_isotonic, fit_platt, golden_section, golden_section_reuse, BinaryNll, PlattStatus,
-    TemperatureObjective, TemperatureOptions,
+    fit_isotonic, fit_platt, golden_section, golden_section_reuse, BinaryNll, MulticlassNll,
+    PlattStatus, TemperatureObjective, TemperatureOptions,
 };
 use proptest::prelude::*;
 
@@ -153,9 +153,52 @@ proptest! {
         let y: Vec<bool> = s.iter().zip(&flip).map(|(&v, &f)| (v > 0.0) ^ f).collect();
         let obj = BinaryNll::new(&s, &y, None).unwrap();
         let with = obj.fit(&TemperatureOptions::default());
-        let without = obj.fit(&TemperatureOptions { expansion: false, ..Default::default() });
+        let without = obj.fit(&TemperatureOptions { expansion: false, screening: false, ..Default::default() });
         prop_assert!(with.nll_tau <= with.nll_tau1 * (1.0 + 1e-15));
         let dn = (with.nll_tau - without.nll_tau).abs();
         prop_assert!(dn <= 1e-13 * without.nll_tau.max(1e-300), "{} vs {}", with.nll_tau, without.nll_tau);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Screening (`f32` values with an error bound, see `recal/screen.rs`) changes the
+    /// cost of the search, never a decision: the same tau bit for bit and the same
+    /// trace (exact best values) as the search without it, on binary scores and on
+    /// multiclass logits read along the rows (k >= 16).
+    #[test]
+    fn screening_never_changes_the_fit(
+        scale in 0.05f64..40.0,
+        shift in -3.0f64..3.0,
+        k in prop::sample::select(vec![2usize, 16, 23, 40]),
+        raw in prop::collection::vec(-1.0f64..1.0, 40 * 120),
+        n in 1usize..120,
+        coin in prop::collection::vec(0u32..1000, 120),
+    ) {
+        let off = TemperatureOptions { screening: false, ..Default::default() };
+        let on = TemperatureOptions::default();
+        if k == 2 {
+            let s: Vec<f64> = raw[..n].iter().map(|v| scale * v + shift).collect();
+            let y: Vec<bool> = s.iter().zip(&coin).map(|(&v, &c)| (v > 0.0) ^ (c % 5 == 0)).collect();
+            let obj = BinaryNll::new(&s, &y, None).unwrap();
+            let (a, b) = (obj.fit(&on), obj.fit(&off));
+            prop_assert_eq!(a.tau.to_bits(), b.tau.to_bits());
+            prop_assert_eq!(a.trace, b.trace);
+            prop_assert_eq!(a.nll_tau.to_bits(), b.nll_tau.to_bits());
+        } else {
+            let z: Vec<f32> = raw[..n * k].iter().map(|v| (scale * v) as f32).collect();
+            let y: Vec<u32> = (0..n)
+                .map(|i| {
+                    let row = &z[i * k..i * k + k];
+                    let top = (0..k).fold(0, |a, j| if row[j] > row[a] { j } else { a });
+                    if coin[i] % 4 == 0 { coin[i] % k as u32 } else { top as u32 }
+                })
+                .collect();
+            let obj = MulticlassNll::new(&z, k, &y, None).unwrap();
+            let (a, b) = (obj.fit(&on), obj.fit(&off));
+            prop_assert_eq!(a.tau.to_bits(), b.tau.to_bits());
+            prop_assert_eq!(a.trace, b.trace);
+        }
     }
 }

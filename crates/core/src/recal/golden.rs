@@ -7,6 +7,13 @@
 //! already evaluated is not evaluated again: `f` must be a pure function, and the
 //! outcome is identical to evaluating it every time.
 //!
+//! An evaluator may also *screen* (see `screen.rs`): return cheap values with a bound
+//! on their distance to the exact ones. A comparison is then taken from the screened
+//! values only when the intervals `value ± bound` are disjoint, which gives the same
+//! decision as the exact values; otherwise the probes are evaluated exactly. The best
+//! probe of a trace row is always settled on exact values, so screening changes the
+//! cost, never a decision, a trace value or the result.
+//!
 //! [`golden_section_reuse`] is the common variant the fixtures README also accepts:
 //! it keeps the surviving probe (one new evaluation per iteration) and stops once the
 //! bracket width is `<= rel_width x midpoint`.
@@ -45,10 +52,14 @@ pub struct GoldenSearch {
     pub hi: f64,
     /// `x` lies within 1e-6 of the initial `lo` or `hi` (see [`at_bracket_end`]).
     pub at_bracket_end: bool,
-    /// One entry per iteration.
+    /// One entry per traced iteration (every iteration for [`golden_section`]).
     pub trace: Vec<GoldenStep>,
-    /// Number of calls of `f` (probes repeated bit for bit are not re-evaluated).
+    /// Number of exact evaluations of `f` (probes repeated bit for bit are not
+    /// re-evaluated).
     pub evaluations: usize,
+    /// Number of screened evaluations (see `screen.rs`): cheap values with an error
+    /// bound that decided a comparison without an exact value.
+    pub screened: usize,
 }
 
 /// `x` lies within `1e-6` of `lo` or of `hi` (`|x - lo| <= 1e-6 || |hi - x| <= 1e-6`).
@@ -58,9 +69,29 @@ pub fn at_bracket_end(x: f64, lo: f64, hi: f64) -> bool {
 }
 
 /// An objective evaluated one or two points at a time, told the current bracket
-/// `(a, b)` (every later probe lies in it) and the best value seen so far.
+/// `(a, b)` (every later probe lies in it) and an estimate of the smallest value seen.
 pub(crate) trait Evaluator {
+    /// `f(xs[i])` into `out[i]` (`xs.len()` in {1, 2}).
     fn eval(&mut self, xs: &[f64], bracket: (f64, f64), best: f64, out: &mut [f64]);
+
+    /// The exact values of probes first seen (and screened) at an earlier, wider
+    /// bracket: as [`Evaluator::eval`] would have given them then (default: `eval`).
+    fn eval_screened(&mut self, xs: &[f64], bracket: (f64, f64), best: f64, out: &mut [f64]) {
+        self.eval(xs, bracket, best, out)
+    }
+
+    /// Screened values: `out[i] = (v, e)` with `|v - f(xs[i])| <= e` for the `f` of
+    /// [`Evaluator::eval`] (its rounded values, not the real numbers), or `false` when
+    /// screening does not apply at this bracket (then `out` is unspecified).
+    fn screen(
+        &mut self,
+        _xs: &[f64],
+        _bracket: (f64, f64),
+        _best: f64,
+        _out: &mut [(f64, f64)],
+    ) -> bool {
+        false
+    }
 }
 
 /// Adapts `eval(xs, out)`.
@@ -72,66 +103,189 @@ impl<F: FnMut(&[f64], &mut [f64])> Evaluator for Plain<F> {
     }
 }
 
-/// Bookkeeping shared by both procedures: the memo of evaluated probes and the best.
+/// A probe's value: exact (`bound == 0`) or screened (`|f - exact| <= bound`).
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    bits: u64,
+    f: f64,
+    bound: f64,
+}
+
+/// Bookkeeping shared by both procedures: the probes in the order they were recorded
+/// (`c` before `d`, repeats included) and the evaluation counts.
 struct Probes {
-    seen: Vec<(u64, f64)>,
+    seen: Vec<Probe>,
+    /// The smallest value recorded (screened or exact): the evaluator's estimate.
+    estimate: f64,
+    /// The best probe (smallest exact `f`, the first one on ties), as of the last
+    /// [`Probes::settle_best`] (or every record when nothing is screened).
     best_x: f64,
     best_f: f64,
     evaluations: usize,
+    screened: usize,
+    /// Set at the first comparison the screened values could not decide: the bracket
+    /// is then too narrow for screening to pay, and it is not tried again.
+    screening_off: bool,
 }
 
 impl Probes {
     fn new() -> Self {
         Probes {
             seen: Vec::new(),
+            estimate: f64::INFINITY,
             best_x: f64::NAN,
             best_f: f64::INFINITY,
             evaluations: 0,
+            screened: 0,
+            screening_off: false,
         }
     }
 
-    fn lookup(&self, x: f64) -> Option<f64> {
+    fn lookup(&self, x: f64) -> Option<(f64, f64)> {
         let bits = x.to_bits();
-        self.seen.iter().rev().find(|p| p.0 == bits).map(|p| p.1)
+        self.seen
+            .iter()
+            .rev()
+            .find(|p| p.bits == bits)
+            .map(|p| (p.f, p.bound))
     }
 
-    fn record(&mut self, x: f64, fx: f64) {
-        self.seen.push((x.to_bits(), fx));
+    fn record(&mut self, x: f64, (fx, bound): (f64, f64)) {
+        self.seen.push(Probe {
+            bits: x.to_bits(),
+            f: fx,
+            bound,
+        });
+        if fx < self.estimate {
+            self.estimate = fx;
+        }
         // the first probe of an equal pair (c before d) wins ties
-        if fx < self.best_f || self.best_x.is_nan() {
+        if bound == 0.0 && (fx < self.best_f || self.best_x.is_nan()) {
             self.best_x = x;
             self.best_f = fx;
         }
     }
 
-    /// `f(c)` and `f(d)`, evaluating (through `eval`, 1 or 2 points at once) only the
-    /// probes not seen before.
-    fn pair(&mut self, c: f64, d: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> (f64, f64) {
-        let (fc, fd) = match (self.lookup(c), self.lookup(d)) {
-            (Some(fc), Some(fd)) => (fc, fd),
-            (Some(fc), None) => (fc, self.one(d, ab, eval)),
-            (None, Some(fd)) => (self.one(c, ab, eval), fd),
-            (None, None) if c.to_bits() == d.to_bits() => {
-                let v = self.one(c, ab, eval);
-                (v, v)
+    /// Replaces the screened value of `x` (every record of it) by its exact value.
+    fn set_exact(&mut self, x: f64, fx: f64) {
+        let bits = x.to_bits();
+        for p in self.seen.iter_mut().filter(|p| p.bits == bits) {
+            (p.f, p.bound) = (fx, 0.0);
+        }
+    }
+
+    /// Exact values of the points `xs` (1 or 2, distinct), one call of `eval`.
+    fn exact(&mut self, xs: &[f64], ab: (f64, f64), eval: &mut impl Evaluator) -> [f64; 2] {
+        let mut out = [0.0; 2];
+        eval.eval(xs, ab, self.estimate, &mut out[..xs.len()]);
+        self.evaluations += xs.len();
+        out
+    }
+
+    /// Exact values of screened points (1 or 2, distinct), which then replace their
+    /// screened values.
+    fn unscreen(&mut self, xs: &[f64], ab: (f64, f64), eval: &mut impl Evaluator) -> [f64; 2] {
+        let mut out = [0.0; 2];
+        eval.eval_screened(xs, ab, self.estimate, &mut out[..xs.len()]);
+        self.evaluations += xs.len();
+        for (&x, &fx) in xs.iter().zip(&out) {
+            self.set_exact(x, fx);
+        }
+        out
+    }
+
+    /// Values of the new points `xs` (1 or 2, distinct): screened when the evaluator
+    /// screens at this bracket, else exact.
+    fn fresh(&mut self, xs: &[f64], ab: (f64, f64), eval: &mut impl Evaluator) -> [(f64, f64); 2] {
+        let mut out = [(0.0, 0.0); 2];
+        if !self.screening_off && eval.screen(xs, ab, self.estimate, &mut out[..xs.len()]) {
+            self.screened += xs.len();
+            return out;
+        }
+        let v = self.exact(xs, ab, eval);
+        [(v[0], 0.0), (v[1], 0.0)]
+    }
+
+    /// Whether `f(c) < f(d)`, exactly as with exact values: screened values decide
+    /// only when their intervals are disjoint; otherwise the screened ones are
+    /// evaluated exactly. Records `c` then `d`.
+    fn pair(&mut self, c: f64, d: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> bool {
+        let same = c.to_bits() == d.to_bits();
+        let (mut vc, mut vd) = (self.lookup(c), self.lookup(d));
+        match (vc, vd) {
+            (None, None) if same => {
+                vc = Some(self.fresh(&[c], ab, eval)[0]);
+                vd = vc;
             }
             (None, None) => {
-                let mut out = [0.0; 2];
-                eval.eval(&[c, d], ab, self.best_f, &mut out);
-                self.evaluations += 2;
-                (out[0], out[1])
+                let [a, b] = self.fresh(&[c, d], ab, eval);
+                (vc, vd) = (Some(a), Some(b));
             }
+            (None, Some(_)) => vc = Some(self.fresh(&[c], ab, eval)[0]),
+            (Some(_), None) => vd = Some(self.fresh(&[d], ab, eval)[0]),
+            (Some(_), Some(_)) => {}
+        }
+        let (mut vc, mut vd) = (vc.unwrap_or_default(), vd.unwrap_or_default());
+        let c_less = if same {
+            false // f(c) < f(c) is false, NaN or not
+        } else if vc.0 + vc.1 < vd.0 - vd.1 {
+            true
+        } else if vc.0 - vc.1 > vd.0 + vd.1 || (vc.1 == 0.0 && vd.1 == 0.0) {
+            false
+        } else {
+            self.screening_off = true;
+            let xs: Vec<f64> = [(c, vc.1), (d, vd.1)]
+                .iter()
+                .filter(|p| p.1 != 0.0)
+                .map(|p| p.0)
+                .collect();
+            let v = self.unscreen(&xs, ab, eval);
+            for (x, fx) in xs.iter().zip(v) {
+                if x.to_bits() == c.to_bits() {
+                    vc = (fx, 0.0);
+                } else {
+                    vd = (fx, 0.0);
+                }
+            }
+            vc.0 < vd.0
         };
-        self.record(c, fc);
-        self.record(d, fd);
-        (fc, fd)
+        self.record(c, vc);
+        self.record(d, vd);
+        c_less
+    }
+
+    /// Makes `best_x` / `best_f` exact over every recorded probe: the probes whose
+    /// screened interval could hold the smallest value are evaluated exactly (two per
+    /// call), then the records are scanned in order with the rule of [`Probes::record`].
+    fn settle_best(&mut self, ab: (f64, f64), eval: &mut impl Evaluator) {
+        let min_upper = self
+            .seen
+            .iter()
+            .filter(|p| !p.f.is_nan())
+            .map(|p| p.f + p.bound)
+            .fold(f64::INFINITY, f64::min);
+        let mut todo: Vec<f64> = Vec::new();
+        for p in &self.seen {
+            let candidate = p.f.is_nan() || p.f - p.bound <= min_upper;
+            if p.bound != 0.0 && candidate && !todo.iter().any(|x| x.to_bits() == p.bits) {
+                todo.push(f64::from_bits(p.bits));
+            }
+        }
+        for xs in todo.chunks(2) {
+            self.unscreen(xs, ab, eval);
+        }
+        // screened probes left are above the exact minimum: they never end up best
+        let (mut best_x, mut best_f) = (f64::NAN, f64::INFINITY);
+        for p in &self.seen {
+            if p.f < best_f || best_x.is_nan() {
+                (best_x, best_f) = (f64::from_bits(p.bits), p.f);
+            }
+        }
+        (self.best_x, self.best_f) = (best_x, best_f);
     }
 
     fn one(&mut self, x: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> f64 {
-        let mut out = [0.0];
-        eval.eval(&[x], ab, self.best_f, &mut out);
-        self.evaluations += 1;
-        out[0]
+        self.exact(&[x], ab, eval)[0]
     }
 }
 
@@ -174,15 +328,17 @@ pub fn golden_section_batch(
     hi: f64,
     iterations: usize,
 ) -> GoldenSearch {
-    golden_contract(&mut Plain(eval), lo, hi, iterations)
+    golden_contract(&mut Plain(eval), lo, hi, iterations, 1)
 }
 
-/// The contract's procedure with a bracket-aware evaluator.
+/// The contract's procedure with a bracket-aware (and possibly screening) evaluator;
+/// the trace holds the iterations that are multiples of `trace_every` (and the last).
 pub(crate) fn golden_contract(
     eval: &mut impl Evaluator,
     lo: f64,
     hi: f64,
     iterations: usize,
+    trace_every: usize,
 ) -> GoldenSearch {
     let (mut a, mut b) = (lo, hi);
     let mut probes = Probes::new();
@@ -190,20 +346,24 @@ pub(crate) fn golden_contract(
     for iteration in 1..=iterations {
         let c = b - PHI * (b - a);
         let d = a + PHI * (b - a);
-        let (fc, fd) = probes.pair(c, d, (a, b), eval);
-        if fc < fd {
+        if probes.pair(c, d, (a, b), eval) {
             b = d;
         } else {
             a = c;
         }
-        trace.push(GoldenStep {
-            iteration,
-            lo: a,
-            hi: b,
-            width: b - a,
-            best_x: probes.best_x,
-            best_f: probes.best_f,
-        });
+        if iteration % trace_every.max(1) == 0 || iteration == iterations {
+            if probes.screened > 0 {
+                probes.settle_best((a, b), eval);
+            }
+            trace.push(GoldenStep {
+                iteration,
+                lo: a,
+                hi: b,
+                width: b - a,
+                best_x: probes.best_x,
+                best_f: probes.best_f,
+            });
+        }
     }
     let x = 0.5 * (a + b);
     GoldenSearch {
@@ -213,6 +373,7 @@ pub(crate) fn golden_contract(
         at_bracket_end: at_bracket_end(x, lo, hi),
         trace,
         evaluations: probes.evaluations,
+        screened: probes.screened,
     }
 }
 
@@ -251,11 +412,13 @@ pub(crate) fn golden_reuse(
     let mut probes = Probes::new();
     let mut c = b - PHI * (b - a);
     let mut d = a + PHI * (b - a);
-    let (mut fc, mut fd) = if max_iterations > 0 {
-        probes.pair(c, d, (a, b), eval)
-    } else {
-        (0.0, 0.0)
-    };
+    let (mut fc, mut fd) = (0.0, 0.0);
+    if max_iterations > 0 {
+        let v = probes.exact(&[c, d], (a, b), eval);
+        (fc, fd) = (v[0], v[1]);
+        probes.record(c, (fc, 0.0));
+        probes.record(d, (fd, 0.0));
+    }
     let mut trace = Vec::new();
     for iteration in 1..=max_iterations {
         if fc < fd {
@@ -264,14 +427,14 @@ pub(crate) fn golden_reuse(
             fd = fc;
             c = b - PHI * (b - a);
             fc = probes.one(c, (a, b), eval);
-            probes.record(c, fc);
+            probes.record(c, (fc, 0.0));
         } else {
             a = c;
             c = d;
             fc = fd;
             d = a + PHI * (b - a);
             fd = probes.one(d, (a, b), eval);
-            probes.record(d, fd);
+            probes.record(d, (fd, 0.0));
         }
         trace.push(GoldenStep {
             iteration,
@@ -293,6 +456,7 @@ pub(crate) fn golden_reuse(
         at_bracket_end: at_bracket_end(x, lo, hi),
         trace,
         evaluations: probes.evaluations,
+        screened: 0,
     }
 }
 

@@ -23,6 +23,7 @@ pub mod golden;
 pub mod isotonic;
 pub mod kernel;
 pub mod platt;
+mod screen;
 mod taylor;
 pub mod temperature;
 

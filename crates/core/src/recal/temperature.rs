@@ -20,19 +20,29 @@
 //!
 //! **Speed.** The contract's search asks for up to 160 NLL values (80 iterations, both
 //! probes recomputed; a probe equal bit for bit to an earlier one is not re-evaluated,
-//! which leaves ~110). Two probes share one pass over the data. Once the bracket is
-//! narrow (relative width ~4 %), the remaining ~65 iterations are evaluated through a
-//! local series expansion around the bracket ([`TemperatureOptions::expansion`], on by
-//! default; see `taylor.rs`): per-row moments (multiclass, re-centred as the bracket
-//! shrinks) or 17 global cumulant sums (binary), built in one pass, accurate to ~1e-16
-//! relative like the direct sum. The procedure (probes, comparisons, midpoint) is the
-//! contract's either way; only the last bits of the NLL values differ, as with any
-//! other summation order. Single-threaded, release, on the development machine (thread
-//! CPU time, see `benches/temperature.rs`): 100k x 100 f32 logits ~0.4 s (direct
-//! kernel only: ~1.4 s), 1M binary scores ~0.12 s (direct only: ~0.4 s).
+//! which leaves ~110). Three things keep the passes over the data few:
+//!
+//! - *Screening* (`screen.rs`, [`TemperatureOptions::screening`]): while the bracket is
+//!   wide, both probes are evaluated in one `f32` pass (twice the SIMD lanes, a
+//!   degree-5 `exp2`) with a rigorous bound on the error; a comparison whose intervals
+//!   are disjoint is decided by them, which is the exact kernel's decision.
+//! - *Expansion* ([`TemperatureOptions::expansion`], `taylor.rs`): once the bracket is
+//!   narrow enough (relative to the largest row range of the logits, or to the binary
+//!   scores), every later probe comes from a local series built in one pass (per-row
+//!   moments, then, narrower, one series for the whole sum: O(1) per probe).
+//! - The trace keeps every tenth iteration (as the seed chapter prints them), so at
+//!   most the best probe of iteration 10 needs an exact pass of its own; the NLL at
+//!   `tau = 1` rides along in any single-probe direct pass (or takes one at the end).
+//!
+//! Outcome, trace and reported NLLs are exact evaluations (`f64`, ~1e-16 relative),
+//! whatever the path. Single-threaded on the development machine (thread CPU time, see
+//! `benches/temperature.rs`), the calibration half of 100k x 100 f32 logits fits in
+//! ~0.13 s natively and ~0.23 s as wasm in V8 (`node bench/wasm_fit.mjs`); 1M binary
+//! scores (half) ~0.03 s / ~0.06 s.
 
 use super::golden::{golden_contract, golden_reuse, Evaluator, GoldenStep};
 use super::kernel::{self, RowStats, LOG2_E};
+use super::screen;
 use super::taylor::{binary_window, multiclass_window, NoWindow, Window};
 use super::BinaryLabel;
 use crate::data::{Real, Values};
@@ -87,6 +97,11 @@ pub struct TemperatureOptions {
     /// around the bracket (exact to ~1e-16 like the direct sum, see the module docs);
     /// `false`: every probe by the direct kernel. Same procedure either way.
     pub expansion: bool,
+    /// Before the expansion applies, decide comparisons on `f32` values with a
+    /// rigorous error bound when their intervals are disjoint (`screen.rs`), and
+    /// evaluate exactly only the others and the trace's best probes. Same decisions,
+    /// trace and result as without.
+    pub screening: bool,
 }
 
 impl Default for TemperatureOptions {
@@ -98,9 +113,14 @@ impl Default for TemperatureOptions {
                 iterations: TAU_ITERATIONS,
             },
             expansion: true,
+            screening: true,
         }
     }
 }
+
+/// The temperature fit's trace holds every `TRACE_EVERY`-th iteration (the seed
+/// chapter prints iterations 10, 20, ...).
+pub const TRACE_EVERY: usize = 10;
 
 /// A fitted temperature.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,12 +133,15 @@ pub struct TemperatureFit {
     pub nll_tau: f64,
     /// `tau` within 1e-6 of either end of the bracket.
     pub at_bracket_end: bool,
-    /// One row per iteration: bracket, width, best probe and its NLL so far (the seed
-    /// chapter prints iterations 10, 20, ...: width and best NLL).
+    /// Iterations 10, 20, ... ([`TRACE_EVERY`]; with [`GoldenProcedure::ReuseProbe`],
+    /// every iteration): bracket, width, best probe and its exact NLL so far (the
+    /// seed chapter prints iterations 10, 20, ...: width and best NLL).
     pub trace: Vec<GoldenStep>,
-    /// NLL evaluations of the search (probes repeated bit for bit are evaluated once),
-    /// not counting the two of `nll_tau1` and `nll_tau` (always direct).
+    /// Exact NLL evaluations of the search (probes repeated bit for bit are evaluated
+    /// once), not counting the two of `nll_tau1` and `nll_tau`.
     pub evaluations: usize,
+    /// Screened (`f32`, bounded) evaluations that decided a comparison on their own.
+    pub screened_evaluations: usize,
     /// How many of `evaluations` came from the local expansion (no pass over the data).
     pub expansion_evaluations: usize,
     /// Number of calibration rows.
@@ -161,6 +184,11 @@ trait Inner {
     fn finish(&self, tau: f64, log_sum: f64) -> f64;
     /// A local expansion valid for `beta` in `[beta_lo, beta_hi]`.
     fn window(&self, beta_lo: f64, beta_hi: f64, nll_estimate: f64) -> Result<Window, NoWindow>;
+    /// Screened log parts `(value, bound)` of one or two `tau`s (`screen.rs`); `false`
+    /// when this objective has no screening kernel.
+    fn screen_log_sums(&self, _taus: &[f64], _out: &mut [(f64, f64)]) -> bool {
+        false
+    }
 }
 
 fn nll_direct(obj: &impl Inner, taus: &[f64], out: &mut [f64]) {
@@ -190,10 +218,30 @@ struct Eval<'a, O> {
     never: bool,
     retry_below: f64,
     expansion_evaluations: usize,
+    screening: bool,
+    /// The NLL at `tau = 1`, once a direct pass computed it alongside a probe.
+    nll_tau1: Option<f64>,
 }
 
-impl<O: Inner> Evaluator for Eval<'_, O> {
-    fn eval(&mut self, xs: &[f64], (a, b): (f64, f64), best: f64, out: &mut [f64]) {
+impl<O: Inner> Eval<'_, O> {
+    /// The direct kernel; a pass for one `tau` also computes the NLL at `tau = 1`
+    /// (which the fit reports) when it is not known yet: a second `tau` in the same
+    /// pass costs far less than a pass of its own, and gives the same bits (the lanes
+    /// of the kernel are independent).
+    fn direct(&mut self, xs: &[f64], out: &mut [f64]) {
+        if xs.len() == 1 && self.nll_tau1.is_none() && xs[0] != 1.0 {
+            let mut two = [0.0; 2];
+            nll_direct(self.obj, &[xs[0], 1.0], &mut two);
+            out[0] = two[0];
+            self.nll_tau1 = Some(two[1]);
+        } else {
+            nll_direct(self.obj, xs, out);
+        }
+    }
+
+    /// Builds the expansion once the bracket allows it, and re-centres it as the
+    /// bracket shrinks.
+    fn prepare(&mut self, (a, b): (f64, f64), best: f64) {
         if self.enabled
             && self.window.is_none()
             && !self.never
@@ -212,6 +260,12 @@ impl<O: Inner> Evaluator for Eval<'_, O> {
                 w.recenter(1.0 / b, 1.0 / a);
             }
         }
+    }
+}
+
+impl<O: Inner> Evaluator for Eval<'_, O> {
+    fn eval(&mut self, xs: &[f64], ab: (f64, f64), best: f64, out: &mut [f64]) {
+        self.prepare(ab, best);
         let mut rest = [0.0; 2];
         let mut rest_idx = [0usize; 2];
         let mut m = 0;
@@ -229,10 +283,35 @@ impl<O: Inner> Evaluator for Eval<'_, O> {
             }
         }
         let mut vals = [0.0; 2];
-        nll_direct(self.obj, &rest[..m], &mut vals[..m]);
+        self.direct(&rest[..m], &mut vals[..m]);
         for j in 0..m {
             out[rest_idx[j]] = vals[j];
         }
+    }
+
+    /// Screened probes were first seen before any expansion existed: the direct
+    /// kernel, as the search without screening evaluated them.
+    fn eval_screened(&mut self, xs: &[f64], _: (f64, f64), _: f64, out: &mut [f64]) {
+        self.direct(xs, out)
+    }
+
+    /// Screens only while no expansion covers the probes (the expansion is exact and
+    /// cheaper) and every probe is a valid `tau`.
+    fn screen(&mut self, xs: &[f64], ab: (f64, f64), best: f64, out: &mut [(f64, f64)]) -> bool {
+        if !self.screening || !xs.iter().all(|&x| valid_tau(x)) {
+            return false;
+        }
+        self.prepare(ab, best);
+        if self.window.is_some() || !self.obj.screen_log_sums(xs, out) {
+            return false;
+        }
+        for (o, &x) in out.iter_mut().zip(xs) {
+            let n = self.obj.n() as f64;
+            let v = self.obj.finish(x, o.0);
+            // the exact kernel's own rounding (~1e-16 relative) with a wide margin
+            *o = (v, o.1 / n + 1e-12 * v.abs());
+        }
+        true
     }
 }
 
@@ -244,18 +323,39 @@ fn fit_objective(obj: &impl Inner, options: &TemperatureOptions) -> TemperatureF
         never: false,
         retry_below: f64::INFINITY,
         expansion_evaluations: 0,
+        screening: options.screening,
+        nll_tau1: None,
     };
     let search = match options.procedure {
         GoldenProcedure::Contract { iterations } => {
-            golden_contract(&mut eval, options.lo, options.hi, iterations)
+            golden_contract(&mut eval, options.lo, options.hi, iterations, TRACE_EVERY)
         }
         GoldenProcedure::ReuseProbe {
             rel_width,
             max_iterations,
         } => golden_reuse(&mut eval, options.lo, options.hi, rel_width, max_iterations),
     };
-    let mut at = [0.0; 2];
-    nll_direct(obj, &[1.0, search.x], &mut at);
+    // NLL at tau: through the expansion when it covers tau (as exact as the direct
+    // kernel); at tau = 1: from an earlier pass, else in the same pass
+    let x = search.x;
+    let from_window = eval
+        .window
+        .as_ref()
+        .filter(|w| valid_tau(x) && w.contains(1.0 / x))
+        .map(|w| obj.finish(x, w.log_sum(1.0 / x)));
+    let mut at = [f64::NAN; 2];
+    match (eval.nll_tau1, from_window) {
+        (Some(t1), Some(v)) => at = [t1, v],
+        (Some(t1), None) => {
+            at[0] = t1;
+            nll_direct(obj, &[x], &mut at[1..]);
+        }
+        (None, Some(v)) => {
+            nll_direct(obj, &[1.0], &mut at[..1]);
+            at[1] = v;
+        }
+        (None, None) => nll_direct(obj, &[1.0, x], &mut at),
+    }
     TemperatureFit {
         tau: search.x,
         nll_tau1: at[0],
@@ -263,6 +363,7 @@ fn fit_objective(obj: &impl Inner, options: &TemperatureOptions) -> TemperatureF
         at_bracket_end: search.at_bracket_end,
         trace: search.trace,
         evaluations: search.evaluations,
+        screened_evaluations: search.screened,
         expansion_evaluations: eval.expansion_evaluations,
         n: obj.n(),
     }
@@ -343,6 +444,18 @@ impl Inner for BinaryNll {
         (self.positive_part / tau + log_sum) / self.abs_t.len() as f64
     }
 
+    fn screen_log_sums(&self, taus: &[f64], out: &mut [(f64, f64)]) -> bool {
+        match taus {
+            [t] => out[0] = screen::binary_sums(&self.abs_t, [LOG2_E / t])[0],
+            [t0, t1] => {
+                let [s0, s1] = screen::binary_sums(&self.abs_t, [LOG2_E / t0, LOG2_E / t1]);
+                (out[0], out[1]) = (s0, s1);
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn window(&self, beta_lo: f64, beta_hi: f64, nll_estimate: f64) -> Result<Window, NoWindow> {
         binary_window(
             &self.abs_t,
@@ -377,6 +490,8 @@ pub struct MulticlassNll<'a, T: Real> {
     k: usize,
     stats: RowStats<'a>,
     margin: f64,
+    /// The largest row range `max_j z_ij - min_j z_ij`.
+    x_max: f64,
 }
 
 impl<T: Real> std::fmt::Debug for MulticlassNll<'_, T> {
@@ -421,6 +536,7 @@ impl<'a, T: Real> MulticlassNll<'a, T> {
         let mut max = Vec::with_capacity(n);
         let mut argmax = Vec::with_capacity(n);
         let mut margin = Sum::new();
+        let mut x_max = 0.0f64;
         for i in 0..n {
             let r = rows.map_or(i, |rows| rows[i]);
             let y = labels[r] as usize;
@@ -428,7 +544,7 @@ impl<'a, T: Real> MulticlassNll<'a, T> {
                 return None;
             }
             let z = &logits[r * k..r * k + k];
-            let (mut m, mut a) = (f64::NEG_INFINITY, 0usize);
+            let (mut m, mut a, mut lo) = (f64::NEG_INFINITY, 0usize, f64::INFINITY);
             for (j, v) in z.iter().enumerate() {
                 let v = v.to_f64();
                 if !v.is_finite() {
@@ -438,7 +554,9 @@ impl<'a, T: Real> MulticlassNll<'a, T> {
                     m = v;
                     a = j;
                 }
+                lo = lo.min(v);
             }
+            x_max = x_max.max(m - lo);
             max.push(m);
             argmax.push(a as u32);
             margin.add(m - z[y].to_f64());
@@ -453,6 +571,7 @@ impl<'a, T: Real> MulticlassNll<'a, T> {
                 argmax,
             },
             margin: margin.value(),
+            x_max,
         })
     }
 }
@@ -478,8 +597,32 @@ impl<T: Real> Inner for MulticlassNll<'_, T> {
         (self.margin / tau + log_sum) / self.stats.n as f64
     }
 
+    /// Screening along the rows (from [`kernel::TRANSPOSE_BELOW_K`] classes).
+    fn screen_log_sums(&self, taus: &[f64], out: &mut [(f64, f64)]) -> bool {
+        let (z, k, st) = (self.logits, self.k, &self.stats);
+        if k < kernel::TRANSPOSE_BELOW_K {
+            return false;
+        }
+        match taus {
+            [t] => out[0] = screen::multiclass_sums(z, k, st, [LOG2_E / t])[0],
+            [t0, t1] => {
+                let [s0, s1] = screen::multiclass_sums(z, k, st, [LOG2_E / t0, LOG2_E / t1]);
+                (out[0], out[1]) = (s0, s1);
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn window(&self, beta_lo: f64, beta_hi: f64, _: f64) -> Result<Window, NoWindow> {
-        multiclass_window(self.logits, self.k, &self.stats, beta_lo, beta_hi)
+        multiclass_window(
+            self.logits,
+            self.k,
+            &self.stats,
+            self.x_max,
+            beta_lo,
+            beta_hi,
+        )
     }
 }
 

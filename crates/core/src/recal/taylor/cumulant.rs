@@ -40,7 +40,10 @@ pub(super) fn cumulant_polynomials() -> Vec<Vec<f64>> {
 }
 
 /// Builds the binary window for `[beta_lo, beta_hi]`: `abs_t` are the `|t_i|`,
-/// `positive_part` their sign-folded linear part, `nll_estimate` a recent NLL value.
+/// `positive_part` their sign-folded linear part, `nll_estimate` a recent NLL value,
+/// which enters only through its power of two (rounded down: more samples count as
+/// relevant, never fewer), so that estimates a few ulps or a screened bound apart
+/// build the same window.
 pub(crate) fn binary_window(
     abs_t: &[f64],
     a_max: f64,
@@ -53,6 +56,7 @@ pub(crate) fn binary_window(
     if !(nll_estimate > 0.0 && nll_estimate.is_finite()) {
         return Err(NoWindow::NotYet);
     }
+    let nll_estimate = 2f64.powi(nll_estimate.log2().floor() as i32);
     // relevant samples: e^{-a beta_lo} > 2^-61 nll_estimate / 2
     let cut = 62.0 * std::f64::consts::LN_2 - nll_estimate.ln();
     let a_cut = cut / beta_lo;

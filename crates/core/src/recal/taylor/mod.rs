@@ -14,8 +14,18 @@
 //! `sum_j e^{x_j (beta0 + h)} = sum_m h^m c_m`, `c_m = sum_j x_j^m e^{x_j beta0} / m!`
 //! (exact: the exponential series, summed over `j` first). Terms with
 //! `x_j beta_lo < -50` are dropped (each below `e^-50` of the row sum, which is `>= 1`);
-//! the kept ones have `|x_j h| <= 50 h / beta_lo <= 1`, so 20 terms leave a remainder
-//! below `e / 20! < 2^-60`. `e^{d2 beta}` is evaluated exactly per row.
+//! the kept ones have `|x_j| <= x_bound = min(50 / beta_lo, x_max)` (`x_max` the
+//! largest row range of the logits), and the window is built once `Y = x_bound h <=
+//! 1`, with the smallest order whose remainder `Y^(M+1) / (M+1)! e^(2Y)` is below
+//! `2^-62` (at most 19 terms past the first). `e^{d2 beta}` is evaluated exactly per
+//! row.
+//!
+//! Once `x_max h <= 1/4` (`x_max` the largest row range), a re-centred multiclass
+//! window becomes a single power series in `h` like the binary one: each row's
+//! `ln(1 + r_i)` is a cumulant generating function of a distribution on an interval
+//! of width `<= x_max`, analytic for `|h| < pi / x_max`, so its series, summed over
+//! the rows once, converges like `(1 / (4 pi))^m` (see `log_series.rs`); later
+//! evaluations cost O(1) instead of O(n).
 //!
 //! **Binary.** `ln(1 + e^{-a (beta0 + h)}) = g_i + K_i(-a h)` with `g_i = ln(1 +
 //! e^{-a beta0})` and `K_i` the cumulant generating function of a Bernoulli(`s_i`),
@@ -34,6 +44,7 @@ use crate::data::Real;
 use crate::sum::Sum;
 
 mod cumulant;
+mod log_series;
 #[cfg(test)]
 mod tests;
 
@@ -81,10 +92,13 @@ enum Kind {
         n: usize,
         order: usize,
         x_bound: f64,
+        /// The largest row range of the logits (see [`multiclass_window`]).
+        x_max: f64,
         c: Vec<f64>,
         d2: Vec<f64>,
     },
-    /// `g0 + sum_{m>=1} coef[m] h^m`.
+    /// `g0 + sum_{m>=1} coef[m] h^m`: the binary window, and a multiclass window once
+    /// narrow enough for the rows' log series ([`log_series::multiclass`]).
     Binary { g0: f64, coef: [f64; BIN_ORDER + 1] },
 }
 
@@ -147,15 +161,22 @@ impl Window {
             n,
             order,
             x_bound,
+            x_max,
             c,
-            ..
+            d2,
         } = &mut self.kind
         else {
             return;
         };
-        let new_order = mc_order(*x_bound * h).min(*order);
         let delta = beta1 - self.beta0;
         let n = *n;
+        (self.beta0, self.beta_lo, self.beta_hi) = (beta1, beta_lo, beta_hi);
+        if *x_max * h <= BIN_Y {
+            let (g0, coef) = log_series::multiclass(n, *order, c, d2, delta, beta1);
+            self.kind = Kind::Binary { g0, coef };
+            return;
+        }
+        let new_order = mc_order(*x_bound * h).min(*order);
         let mut out = vec![0.0; (new_order + 1) * n];
         for m in 0..=new_order {
             // Horner in delta: sum_{p=m}^{order} C(p, m) c_p delta^(p - m)
@@ -174,14 +195,11 @@ impl Window {
         }
         *c = out;
         *order = new_order;
-        self.beta0 = beta1;
-        self.beta_lo = beta_lo;
-        self.beta_hi = beta_hi;
     }
 }
 
 /// `C(p, m)` (exact in f64 for the orders used here).
-fn binomial(p: usize, m: usize) -> f64 {
+pub(super) fn binomial(p: usize, m: usize) -> f64 {
     (0..m).fold(1.0, |acc, i| acc * (p - i) as f64 / (i + 1) as f64)
 }
 
@@ -204,11 +222,16 @@ fn bracket(beta_lo: f64, beta_hi: f64) -> Option<(f64, f64)> {
         .then_some((0.5 * (beta_lo + beta_hi), 0.5 * (beta_hi - beta_lo)))
 }
 
-/// Builds the multiclass window for `[beta_lo, beta_hi]`.
+/// Builds the multiclass window for `[beta_lo, beta_hi]`; `x_max` bounds every row's
+/// range `max_j z_ij - min_j z_ij` (so every `|x_j| <= x_max`). The kept terms have
+/// `|x| <= x_bound = min(MC_DROP / beta_lo, x_max)`; the window needs `x_bound h <= 1`
+/// and takes the order [`mc_order`] of `x_bound h` (a narrow range of logits gives a
+/// wider window of a lower order).
 pub(crate) fn multiclass_window<T: Real>(
     data: &[T],
     k: usize,
     stats: &RowStats<'_>,
+    x_max: f64,
     beta_lo: f64,
     beta_hi: f64,
 ) -> Result<Window, NoWindow> {
@@ -216,41 +239,48 @@ pub(crate) fn multiclass_window<T: Real>(
         return Err(NoWindow::Never);
     }
     let (beta0, h) = bracket(beta_lo, beta_hi).ok_or(NoWindow::Never)?;
-    if MC_DROP * h > beta_lo {
+    let x_bound = (MC_DROP / beta_lo).min(x_max);
+    let y = x_bound * h;
+    if y.is_nan() || y > 1.0 {
         return Err(NoWindow::NotYet);
     }
-    let mut c = vec![0.0; (MC_ORDER + 1) * stats.n];
+    let order = mc_order(y);
+    let mut c = vec![0.0; (order + 1) * stats.n];
     let mut d2 = vec![0.0; stats.n];
     #[cfg(target_arch = "x86_64")]
     if uses_fma() {
         // SAFETY: the CPU supports AVX2 and FMA (checked above).
-        unsafe { mc_build_avx2(data, k, stats, beta0, beta_lo, &mut c, &mut d2) };
+        unsafe { mc_build_avx2(data, k, stats, order, beta0, beta_lo, &mut c, &mut d2) };
     } else {
-        mc_build::<false, T>(data, k, stats, beta0, beta_lo, &mut c, &mut d2);
+        mc_build::<false, T>(data, k, stats, order, beta0, beta_lo, &mut c, &mut d2);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    mc_build::<false, T>(data, k, stats, beta0, beta_lo, &mut c, &mut d2);
+    mc_build::<false, T>(data, k, stats, order, beta0, beta_lo, &mut c, &mut d2);
     Ok(Window {
         beta0,
         beta_lo,
         beta_hi,
         kind: Kind::Multiclass {
             n: stats.n,
-            order: MC_ORDER,
-            x_bound: MC_DROP / beta_lo,
+            order,
+            x_bound,
+            x_max,
             c,
             d2,
         },
     })
 }
 
-/// The moments of the multiclass window, on transposed blocks of rows (lanes across
-/// rows): for each class column, `p = e^{x beta0}` then `c_m += p, p *= x`.
+/// The moments `c_0..c_order` of the multiclass window, on transposed blocks of rows
+/// (lanes across rows): for each class column, `p = e^{x beta0}` then `c_m += p,
+/// p *= x`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn mc_build<const FMA: bool, T: Real>(
     data: &[T],
     k: usize,
     stats: &RowStats<'_>,
+    order: usize,
     beta0: f64,
     beta_lo: f64,
     c: &mut [f64],
@@ -278,6 +308,7 @@ fn mc_build<const FMA: bool, T: Real>(
             d2_out[i] = d2;
             d2
         });
+        let acc = &mut acc[..=order];
         for row in acc.iter_mut() {
             row.fill(0.0);
         }
@@ -309,17 +340,19 @@ fn mc_build<const FMA: bool, T: Real>(
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn mc_build_avx2<T: Real>(
     data: &[T],
     k: usize,
     stats: &RowStats<'_>,
+    order: usize,
     beta0: f64,
     beta_lo: f64,
     c: &mut [f64],
     d2: &mut [f64],
 ) {
-    mc_build::<true, T>(data, k, stats, beta0, beta_lo, c, d2)
+    mc_build::<true, T>(data, k, stats, order, beta0, beta_lo, c, d2)
 }
 
 #[inline(always)]

@@ -56,6 +56,11 @@ mod windows {
             max.push(m);
             argmax.push(a as u32);
         }
+        let x_max = z
+            .chunks(k)
+            .zip(&max)
+            .map(|(row, m)| m - row.iter().fold(f64::INFINITY, |a, &v| a.min(v)))
+            .fold(0.0, f64::max);
         let stats = RowStats {
             rows: None,
             n,
@@ -63,7 +68,7 @@ mod windows {
             argmax,
         };
         for (lo, hi) in [(0.5, 0.505), (1.0, 1.0399), (0.1, 0.10399), (19.0, 19.759)] {
-            let w = multiclass_window(&z, k, &stats, lo, hi).expect("narrow enough");
+            let w = multiclass_window(&z, k, &stats, x_max, lo, hi).expect("narrow enough");
             for i in 0..=20 {
                 let beta = lo + (hi - lo) * i as f64 / 20.0;
                 let direct = multiclass_sums(&z, k, &stats, [LOG2_E * beta])[0];
@@ -73,7 +78,7 @@ mod windows {
             }
         }
         // re-centred windows: narrower brackets inside, lower orders
-        let mut w = multiclass_window(&z, k, &stats, 1.0, 1.0399).unwrap();
+        let mut w = multiclass_window(&z, k, &stats, x_max, 1.0, 1.0399).unwrap();
         let (mut lo, mut hi) = (1.0, 1.0399);
         for step in 0..12 {
             // shrink towards a point off-centre, as the golden-section bracket does
@@ -93,9 +98,62 @@ mod windows {
         }
         eprintln!("multiclass window: worst relative difference {worst:e}");
         assert_eq!(
-            multiclass_window(&z, k, &stats, 1.0, 1.1).unwrap_err(),
+            multiclass_window(&z, k, &stats, x_max, 1.0, 1.1).unwrap_err(),
             NoWindow::NotYet
         );
+    }
+
+    /// Logits of a moderate range (no dropped terms): the window is built wider, with
+    /// a lower order, and once `x_max h <= 1/4` re-centring turns it into one series
+    /// (`log_series.rs`); every stage agrees with the direct kernel.
+    #[test]
+    fn multiclass_series_matches_the_direct_sum() {
+        let mut u = stream(9);
+        let (n, k) = (400, 30);
+        let mut z: Vec<f32> = (0..n * k).map(|_| (9.0 * (u() - 0.5)) as f32).collect();
+        z[3 * k + 2] = z[3 * k + 5]; // a tie
+        let (mut max, mut argmax, mut x_max) = (vec![], vec![], 0.0f64);
+        for row in z.chunks(k) {
+            let (mut m, mut a, mut lo) = (f64::NEG_INFINITY, 0, f64::INFINITY);
+            for (j, &v) in row.iter().enumerate() {
+                if f64::from(v) > m {
+                    (m, a) = (f64::from(v), j);
+                }
+                lo = lo.min(f64::from(v));
+            }
+            max.push(m);
+            argmax.push(a as u32);
+            x_max = x_max.max(m - lo);
+        }
+        let stats = RowStats {
+            rows: None,
+            n,
+            max,
+            argmax,
+        };
+        // x_max ~ 9: built at a relative width the 50 / beta_lo rule would refuse
+        let (mut lo, mut hi) = (0.6, 0.6 + 0.9 / x_max);
+        let mut w = multiclass_window(&z, k, &stats, x_max, lo, hi).expect("x_max h <= 1");
+        let mut became_series = false;
+        let mut worst: f64 = 0.0;
+        for step in 0..40 {
+            for i in 0..=10 {
+                let beta = lo + (hi - lo) * i as f64 / 10.0;
+                let direct = multiclass_sums(&z, k, &stats, [LOG2_E * beta])[0];
+                let got = w.log_sum(beta);
+                worst = worst.max(rel(got, direct));
+                assert!(
+                    rel(got, direct) < 1e-15,
+                    "step {step}, beta {beta}: {got} vs {direct}"
+                );
+            }
+            let target = 0.6 + 0.37 / x_max;
+            (lo, hi) = (lo + 0.38 * (target - lo), hi - 0.38 * (hi - target));
+            w.recenter(lo, hi);
+            became_series |= matches!(w.kind, Kind::Binary { .. });
+        }
+        eprintln!("multiclass series: worst relative difference {worst:e}");
+        assert!(became_series, "the window never became one series");
     }
 
     #[test]

@@ -1,0 +1,121 @@
+//! Exports for `bench/wasm_fit.mjs`: generate the bench's data inside the module,
+//! then fit (the contract's procedure, on the f = 0.5 calibration half: every other
+//! row) with screening on or off. Returns tau; Node times the calls.
+
+use calibscope_core::recal::{
+    BinaryNll, MulticlassNll, TemperatureObjective, TemperatureOptions,
+};
+use std::cell::RefCell;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        // SplitMix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform().max(1e-300), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+#[derive(Default)]
+struct Data {
+    z: Vec<f32>,
+    y: Vec<u32>,
+    k: usize,
+    s: Vec<f64>,
+    yb: Vec<u8>,
+    rows: Vec<usize>,
+    rows_b: Vec<usize>,
+}
+
+thread_local! {
+    static DATA: RefCell<Data> = RefCell::new(Data::default());
+}
+
+/// `n x k` f32 logits: N(0, 3^2) noise, the true class boosted by 6 in 80 % of rows.
+#[no_mangle]
+pub extern "C" fn setup_multiclass(n: usize, k: usize) {
+    let mut rng = Rng(7);
+    let mut z = Vec::with_capacity(n * k);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        let label = (rng.next_u64() % k as u64) as usize;
+        let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
+        for r in 0..k {
+            let b = if r == label { boost } else { 0.0 };
+            z.push((3.0 * rng.normal() + b) as f32);
+        }
+        y.push(label as u32);
+    }
+    DATA.with(|d| {
+        let mut d = d.borrow_mut();
+        d.rows = (0..n).step_by(2).collect();
+        (d.z, d.y, d.k) = (z, y, k);
+    });
+}
+
+/// `n` binary logits `s = 4 (2y - 1) + N(0, 3^2)`.
+#[no_mangle]
+pub extern "C" fn setup_binary(n: usize) {
+    let mut rng = Rng(11);
+    let yb: Vec<u8> = (0..n).map(|_| (rng.next_u64() & 1) as u8).collect();
+    let s = yb
+        .iter()
+        .map(|&v| 4.0 * (2.0 * v as f64 - 1.0) + 3.0 * rng.normal())
+        .collect();
+    DATA.with(|d| {
+        let mut d = d.borrow_mut();
+        d.rows_b = (0..n).step_by(2).collect();
+        (d.s, d.yb) = (s, yb);
+    });
+}
+
+/// `flags`: bit 0 screening, bit 1 no expansion.
+fn options(flags: i32) -> TemperatureOptions {
+    TemperatureOptions {
+        screening: flags & 1 != 0,
+        expansion: flags & 2 == 0,
+        ..TemperatureOptions::default()
+    }
+}
+
+/// One direct NLL pass over the multiclass calibration half at two taus.
+#[no_mangle]
+pub extern "C" fn nll2_multiclass() -> f64 {
+    DATA.with(|d| {
+        let d = d.borrow();
+        let o = MulticlassNll::new(&d.z, d.k, &d.y, Some(&d.rows)).unwrap();
+        let mut out = [0.0; 2];
+        o.nll_many(&[1.3, 1.4], &mut out);
+        out[0]
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn fit_multiclass(screening: i32) -> f64 {
+    DATA.with(|d| {
+        let d = d.borrow();
+        MulticlassNll::new(&d.z, d.k, &d.y, Some(&d.rows))
+            .map_or(f64::NAN, |o| o.fit(&options(screening)).tau)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn fit_binary(screening: i32) -> f64 {
+    DATA.with(|d| {
+        let d = d.borrow();
+        BinaryNll::new(&d.s, &d.yb, Some(&d.rows_b))
+            .map_or(f64::NAN, |o| o.fit(&options(screening)).tau)
+    })
+}
+
