@@ -206,7 +206,7 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
             format!(
                 "temperature tau = {} ({} iterations of golden-section search)",
                 t.fit.tau,
-                t.fit.trace.len()
+                t.fit.trace.last().map_or(0, |s| s.iteration)
             )
         }
         RecalMethod::Platt => {
