@@ -37,7 +37,7 @@
 //! Outcome, trace and reported NLLs are exact evaluations (`f64`, ~1e-16 relative),
 //! whatever the path. Single-threaded on the development machine (thread CPU time, see
 //! `benches/temperature.rs`), the calibration half of 100k x 100 f32 logits fits in
-//! ~0.13 s natively and ~0.23 s as wasm in V8 (`node bench/wasm_fit.mjs`); 1M binary
+//! ~0.13 s natively and ~0.23 s as wasm in V8 (`node bench/wasm_core.mjs`); 1M binary
 //! scores (half) ~0.03 s / ~0.06 s.
 
 use super::golden::{golden_contract, golden_reuse, Evaluator, GoldenStep};
