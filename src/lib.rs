@@ -13,6 +13,7 @@ pub mod numfmt;
 pub mod proto;
 pub mod share_state;
 pub mod slider;
+pub mod table_rows;
 pub mod table_window;
 pub mod text;
 
