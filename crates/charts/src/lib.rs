@@ -184,8 +184,12 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
     let points: Vec<(i32, i32)> = rows.iter().map(|r| px(r.conf, r.acc)).collect();
     path(
         &mut layer,
-        &merge::dots(&points, radius),
-        &format!("fill=\"{}\" stroke=\"none\"", hex(POINT)),
+        &merge::dots(&points),
+        &format!(
+            "fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"round\"",
+            hex(POINT),
+            2 * radius
+        ),
     );
     let bins: Vec<BinPx> = rows
         .iter()

@@ -11,7 +11,7 @@
 //!   covered columns ([`skyline`]);
 //! - vertical strokes at the same `x` whose spans overlap or touch become one stroke
 //!   per `x` and span ([`vertical_runs`]);
-//! - points drawn twice at the same place are drawn once ([`dots`]).
+//! - points drawn twice at the same place are drawn once, as round dots ([`dots`]).
 
 use std::fmt::Write;
 
@@ -90,16 +90,16 @@ pub fn vertical_runs(segments: &[(i32, i32, i32)]) -> String {
     d
 }
 
-/// The path data of discs of `radius` at the points `(cx, cy)`, each place once (in
-/// the order first drawn).
-pub fn dots(points: &[(i32, i32)], radius: i32) -> String {
+/// The path data of dots at the points `(cx, cy)`, each place once (in the order
+/// first drawn): a zero-length segment `M{cx} {cy}h0` each, which a stroke of width
+/// `2r` with round caps paints as a disc of radius `r` (SVG's rule for zero-length
+/// subpaths): a quarter of the markup of two arcs a point.
+pub fn dots(points: &[(i32, i32)]) -> String {
     let mut seen = std::collections::HashSet::new();
-    let (r, w) = (radius, 2 * radius);
     let mut d = String::new();
     for &(cx, cy) in points {
         if seen.insert((cx, cy)) {
-            let x = cx - r;
-            let _ = write!(d, "M{x} {cy}a{r} {r} 0 1 0 {w} 0a{r} {r} 0 1 0 -{w} 0Z");
+            let _ = write!(d, "M{cx} {cy}h0");
         }
     }
     d
@@ -244,11 +244,7 @@ mod tests {
 
     #[test]
     fn each_dot_is_drawn_once() {
-        let d = dots(&[(10, 20), (12, 20), (10, 20)], 2);
-        assert_eq!(
-            d,
-            "M8 20a2 2 0 1 0 4 0a2 2 0 1 0 -4 0ZM10 20a2 2 0 1 0 4 0a2 2 0 1 0 -4 0Z"
-        );
-        assert_eq!(dots(&[], 4), "");
+        assert_eq!(dots(&[(10, 20), (12, 20), (10, 20)]), "M10 20h0M12 20h0");
+        assert_eq!(dots(&[]), "");
     }
 }
