@@ -10,6 +10,7 @@ pub mod flips;
 pub mod labs;
 pub mod labs_tour;
 pub mod numfmt;
+pub mod packed;
 pub mod proto;
 pub mod share_state;
 pub mod slider;
