@@ -4,7 +4,9 @@
 // thread's top-level tasks by kind (the worker's message task, style, layout, paint)
 // and the worker thread's busy time. Not part of the test suite.
 //
-// Usage: CALIBSCOPE_URL=http://127.0.0.1:PORT node bench/trace_step.mjs FILE... [--steps N] [--trace OUT.json]
+// Usage: CALIBSCOPE_URL=http://127.0.0.1:PORT node bench/trace_step.mjs FILE... [--steps N]
+//          [--keys End,ArrowLeft,...] [--trace OUT.json]
+// (default keys: End, then N - 1 ArrowLeft)
 import { writeFileSync } from 'node:fs';
 import { launch, openApp } from '../tests/e2e/helpers.mjs';
 import { dropAndTime, installSliderProbe, keyStep, r1 } from './browser.mjs';
@@ -13,12 +15,14 @@ const argv = process.argv.slice(2);
 const files = [];
 let steps = 4;
 let out = null;
+let keys = null;
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--steps') steps = Number(argv[++i]);
   else if (argv[i] === '--trace') out = argv[++i];
+  else if (argv[i] === '--keys') keys = argv[++i].split(',');
   else files.push(argv[i]);
 }
-if (!files.length) throw new Error('usage: node bench/trace_step.mjs FILE... [--steps N] [--trace OUT.json]');
+if (!files.length) throw new Error('usage: node bench/trace_step.mjs FILE... [--steps N] [--keys K,K] [--trace OUT.json]');
 
 /** Sums complete events (ph X) of the named kinds on each thread within [t0, t1] µs. */
 function breakdown(events, t0, t1) {
@@ -44,8 +48,7 @@ try {
   await dropAndTime(page, files, { expectError: true });
   await installSliderProbe(page);
   await page.locator('#m-slider').focus();
-  const keys = ['End', ...Array(steps - 1).fill('ArrowLeft')];
-  for (const key of keys) {
+  for (const key of keys || ['End', ...Array(steps - 1).fill('ArrowLeft')]) {
     const cdp = await context.newCDPSession(page);
     const events = [];
     cdp.on('Tracing.dataCollected', (d) => events.push(...d.value));

@@ -27,7 +27,7 @@ fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let (t, c) = (Instant::now(), cpu_ms());
     let out = f();
     eprintln!(
-        "{name}: {:.0} ms wall, {:.0} ms CPU",
+        "{name}: {:.1} ms wall, {:.1} ms CPU",
         t.elapsed().as_secs_f64() * 1e3,
         cpu_ms() - c
     );
