@@ -3,6 +3,9 @@
 //! indexed (`Session::new`) and audited (`Session::opened`, the answer's JSON
 //! included). Prints each phase's wall and thread CPU time.
 //!
+//! Then one slider step's answer at the largest bin count (`Session::compute` for the
+//! confidence reading, both binnings), its JSON and the page's decoding of it.
+//!
 //! `cargo run --release --example open_worker -- FILE...`
 //! (e.g. the inputs of `node bench/gen_scale.mjs bench/out/scale`)
 
@@ -24,7 +27,7 @@ fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let (t, c) = (Instant::now(), cpu_ms());
     let out = f();
     eprintln!(
-        "{name}: {:.0} ms wall, {:.0} ms CPU",
+        "{name}: {:.1} ms wall, {:.1} ms CPU",
         t.elapsed().as_secs_f64() * 1e3,
         cpu_ms() - c
     );
@@ -70,11 +73,29 @@ fn main() {
         eprintln!("{}", e.errors.first().map_or("", |e| e.message.as_str()));
         std::process::exit(1)
     });
-    let session = phase("Session::new", || Session::new(dataset));
+    let mut session = phase("Session::new", || Session::new(dataset));
     let json = phase("opened (audits + JSON)", || session.opened(1).to_json());
     eprintln!(
         "answer: {} bytes; m values {:?}",
         json.len(),
         session.m_values()
     );
+    // the scale benchmark's large steps (End, then three steps back): the first
+    // computes every interval, the others find many in the session's cache
+    let m_max = session.n().min(2000);
+    let steps = calibscope_app::slider::steps(m_max, &session.m_values());
+    let large: Vec<usize> = steps.iter().rev().take(4).copied().collect();
+    for (binning, m) in ["width", "mass"]
+        .into_iter()
+        .flat_map(|b| large.iter().map(move |&m| (b, m)))
+    {
+        let answer = phase(&format!("compute {binning} m = {m}"), || {
+            session.compute(2, 2, 0, "confidence", binning, m)
+        });
+        let json = phase("  its JSON", || answer.to_json());
+        let back = phase("  decoded (serde_json, as the page)", || {
+            serde_json::from_str::<calibscope_app::proto::FromWorker>(&json)
+        });
+        eprintln!("  {} bytes; decoded: {}", json.len(), back.is_ok());
+    }
 }

@@ -6,7 +6,7 @@
 use calibscope_audit::{audit_json, binned_metrics_json, default_m_values, AuditOptions, FileInfo};
 use calibscope_core::binning::{self, Binning, SortedReading};
 use calibscope_core::reading::{self, ProbView};
-use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
+use calibscope_core::reliability::{reliability_table_cached, IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet};
 use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
@@ -180,6 +180,8 @@ pub struct Session {
     models: Vec<Model>,
     summary: Summary,
     flips_cache: crate::flips::FlipsCache,
+    /// The reliability tables' Clopper–Pearson intervals, kept between slider steps.
+    intervals: IntervalCache,
     /// The last recalibration (the Recalibrate view), kept for its tables and files.
     recal: Option<recal::RecalState>,
 }
@@ -213,6 +215,7 @@ impl Session {
             models,
             summary,
             flips_cache: Default::default(),
+            intervals: IntervalCache::new(DEFAULT_ALPHA),
             recal: None,
         }
     }
@@ -344,7 +347,12 @@ impl Session {
             }
         };
         let accuracy = is_conf.then_some(md.accuracy);
-        let (rows, metrics, nonempty_bins) = table(index, binning, m, n, accuracy);
+        // bounded: a few MB (~50 B an interval) however long the slider is used
+        if self.intervals.len() > INTERVALS_KEPT {
+            self.intervals.clear();
+        }
+        let (rows, metrics, nonempty_bins) =
+            table(index, binning, m, n, accuracy, &mut self.intervals);
         FromWorker::Computed {
             id,
             gen,
@@ -362,18 +370,19 @@ impl Session {
 /// The reliability table of `index` at `(binning, m)`, its ECE family (with
 /// ConfCE^corr when `confidence_accuracy` gives the confidence reading's accuracy) and
 /// the number of non-empty bins. `n` is the number of samples.
+/// Clopper–Pearson intervals the session keeps at most (then it starts afresh).
+const INTERVALS_KEPT: usize = 100_000;
+
 fn table(
     index: &Indexed,
     binning: Binning,
     m: usize,
     n: usize,
     confidence_accuracy: Option<Option<f64>>,
+    intervals: &mut IntervalCache,
 ) -> (Vec<Row>, serde_json::Map<String, Value>, usize) {
-    let rows: Vec<Row> = reliability_table(&index.sorted, binning, m, DEFAULT_ALPHA)
-        .into_iter()
-        .map(Row::from)
-        .collect();
-    let t = index.sorted.metrics(binning, m);
+    let (rows, t) = reliability_table_cached(&index.sorted, binning, m, intervals);
+    let rows: Vec<Row> = rows.into_iter().map(Row::from).collect();
     let corrected = confidence_accuracy
         .map(|accuracy| calibscope_core::truthful::confce_corrected(t.lince, n, accuracy));
     let metrics = binned_metrics_json(&t, index.brier, corrected);

@@ -10,9 +10,11 @@ pub mod flips;
 pub mod labs;
 pub mod labs_tour;
 pub mod numfmt;
+pub mod packed;
 pub mod proto;
 pub mod share_state;
 pub mod slider;
+pub mod table_rows;
 pub mod table_window;
 pub mod text;
 

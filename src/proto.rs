@@ -25,7 +25,7 @@ use serde_json::Value;
 pub const OUT_OF_MEMORY: &str = r#"{"panic":{"message":"out of memory: the worker could not allocate more memory (a browser tab has about 4 GB for it), so this data set is too large for the page. Lower the limits under “Limits” to have such files refused up front, or audit the file with the calibscope command-line tool."}}"#;
 
 /// Version of this protocol; bumped on any incompatible change.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// Stable error codes of the worker itself (parse errors use calibscope-io's codes).
 pub mod codes {
@@ -304,6 +304,8 @@ pub enum FromWorker {
         reading: String,
         binning: String,
         m: usize,
+        /// Packed (a base64 string, [`crate::packed`]), not a JSON array.
+        #[serde(with = "crate::packed")]
         rows: Vec<Row>,
         /// ECE family at `(binning, m)`: `ece, mce, rmsce, lince, brier, cal, ref, res`
         /// (+ `confce, confce_corr, confece` for the confidence reading); `null` when
@@ -466,6 +468,39 @@ mod tests {
                 limits: Limits::default(),
             }
         );
+        let mut metrics = serde_json::Map::new();
+        metrics.insert("ece".into(), Value::from(0.125));
+        metrics.insert("confce".into(), Value::Null);
+        let computed = FromWorker::Computed {
+            id: 4,
+            gen: 9,
+            model: 1,
+            reading: "confidence".into(),
+            binning: "width".into(),
+            m: 2000,
+            rows: vec![
+                Row {
+                    bin: 3,
+                    n: 7,
+                    conf: 0.1 + 0.2,
+                    acc: 6.0 / 7.0,
+                    gap: 6.0 / 7.0 - (0.1 + 0.2),
+                    successes: 6,
+                    cp_lower: 0.42128027143061,
+                    cp_upper: 0.996390080516,
+                    lower: 0.0015,
+                    upper: 0.002,
+                },
+                Row::default(),
+            ],
+            metrics,
+            nonempty_bins: 2,
+        };
+        let text = computed.to_json();
+        assert!(text.contains(r#""rows":""#), "rows packed: {text}");
+        assert_eq!(serde_json::from_str::<FromWorker>(&text).unwrap(), computed);
+        let broken = text.replace(r#""rows":""#, r#""rows":"AAAA"#);
+        assert!(serde_json::from_str::<FromWorker>(&broken).is_err());
         let ready = FromWorker::Ready {
             proto: PROTOCOL,
             build: "x".into(),

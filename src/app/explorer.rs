@@ -4,13 +4,13 @@
 use calibscope_app::numfmt::{count, data_value, display};
 use calibscope_app::proto::{Row, Summary};
 use calibscope_app::table_window::{row_window, ROW_PX};
-use calibscope_app::{slider, text};
+use calibscope_app::{slider, table_rows, text};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::chart;
-use super::store::{Computed, Store};
+use super::store::Store;
 use super::widgets::{binning_toggle, m_slider, model_select, num_view};
 
 fn reading_label(s: &Summary, reading: &str) -> String {
@@ -44,31 +44,6 @@ fn rows_path(prefix: &str, reading: &str, binning: &str, m: usize) -> String {
         None => reading.to_string(),
     };
     format!("{prefix}reliability.{r}.{binning}_{m}")
-}
-
-fn csv_of(c: &Computed) -> String {
-    let (lo, hi) = if c.binning == "width" {
-        ("lower_edge", "upper_edge")
-    } else {
-        ("u_min", "u_max")
-    };
-    let mut out = format!("bin,{lo},{hi},n,conf,acc,gap,successes,cp_lower,cp_upper\n");
-    for r in &c.rows {
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
-            r.bin,
-            data_value(Some(r.lower)),
-            data_value(Some(r.upper)),
-            r.n,
-            data_value(Some(r.conf)),
-            data_value(Some(r.acc)),
-            data_value(Some(r.gap)),
-            r.successes,
-            data_value(Some(r.cp_lower)),
-            data_value(Some(r.cp_upper))
-        ));
-    }
-    out
 }
 
 #[component]
@@ -290,7 +265,7 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
         let Some(c) = store.computed.get_untracked() else {
             return;
         };
-        let csv = csv_of(&c);
+        let csv = table_rows::csv(&c.rows, &c.binning);
         let clipboard = window().navigator().clipboard();
         wasm_bindgen_futures::spawn_local(async move {
             let ok = JsFuture::from(clipboard.write_text(&csv)).await.is_ok();
@@ -319,24 +294,20 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
         let (first, end) = row_window(scroll_top.get(), total);
         (first, end, total)
     });
+    // the rows in view as one HTML string (see `table_rows`)
     let rows = move || {
         let (first, end, _) = window_rows.get();
         store.computed.with(|c| {
-            let c = c.as_ref()?;
-            let prefix = store.prefix(c.model);
-            let base = rows_path(&prefix, &c.reading, &c.binning, c.m);
-            let (lo_key, hi_key) = if c.binning == "width" {
-                ("lower_edge", "upper_edge")
-            } else {
-                ("u_min", "u_max")
+            let Some(c) = c.as_ref() else {
+                return String::new();
             };
+            let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
             let end = end.min(c.rows.len());
-            Some(
-                c.rows[first.min(end)..end]
-                    .iter()
-                    .enumerate()
-                    .map(|(j, r)| table_row(&base, first + j, r, lo_key, hi_key))
-                    .collect_view(),
+            table_rows::rows_html(
+                &base,
+                first.min(end),
+                &c.rows[first.min(end)..end],
+                &c.binning,
             )
         })
     };
@@ -358,8 +329,11 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
             })
         })
     };
+    // the section is built once per data set, not per answer (its rows and title
+    // follow the answers; rebuilding it would also reset the box's scroll position)
+    let shown = Memo::new(move |_| store.computed.with(|c| c.is_some()));
     move || {
-        store.computed.with(|c| c.is_some()).then(|| view! {
+        shown.get().then(|| view! {
             <section class="table" aria-labelledby="table-title">
                 <div class="table-head">
                     <h3 id="table-title">{title}</h3>
@@ -377,7 +351,7 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
                                 <th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th>
                                 <th scope="col">"95% interval"</th>
                             </tr></thead>
-                            <tbody>{rows}</tbody>
+                            <tbody inner_html=rows></tbody>
                         </table>
                     </div>
                 </div>
@@ -389,31 +363,5 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
                 }}
             </section>
         })
-    }
-}
-
-/// One row of the reliability table, row `i` of the table at `base`.
-fn table_row(base: &str, i: usize, r: &Row, lo_key: &str, hi_key: &str) -> impl IntoView {
-    let p = |k: &str| format!("{base}.{i}.{k}");
-    let cell = |k: &str, v: f64| {
-        view! { <td><span class="num" data-metric=p(k) data-value=data_value(Some(v))>{display(Some(v))}</span></td> }
-    };
-    view! {
-        <tr aria-rowindex=(i + 2).to_string()>
-            <td><span class="num" data-metric=p("bin") data-value=r.bin.to_string()>{r.bin}</span></td>
-            <td class="range">
-                <span class="num" data-metric=p(lo_key) data-value=data_value(Some(r.lower))>{display(Some(r.lower))}</span>
-                " – "
-                <span class="num" data-metric=p(hi_key) data-value=data_value(Some(r.upper))>{display(Some(r.upper))}</span>
-            </td>
-            <td><span class="num" data-metric=p("n") data-value=r.n.to_string()>{count(r.n as u64)}</span></td>
-            {cell("conf", r.conf)}
-            {cell("acc", r.acc)}
-            {cell("gap", r.gap)}
-            <td class="interval">
-                "["<span class="num" data-metric=p("cp_lower") data-value=data_value(Some(r.cp_lower))>{display(Some(r.cp_lower))}</span>
-                ", "<span class="num" data-metric=p("cp_upper") data-value=data_value(Some(r.cp_upper))>{display(Some(r.cp_upper))}</span>"]"
-            </td>
-        </tr>
     }
 }

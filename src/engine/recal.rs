@@ -16,6 +16,7 @@ use calibscope_core::recal::apply::{
 };
 use calibscope_core::recal::checks::{prob_checks, ProbChecks};
 use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
+use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet};
 use serde_json::{json, Value};
 
@@ -420,13 +421,15 @@ impl Session {
             );
         }
         let n = state.run.split.evaluation.len();
+        let mut intervals = IntervalCache::new(DEFAULT_ALPHA);
         let tables = state
             .indexed
             .iter()
             .map(|(name, ix)| match ix {
                 Ok((index, accuracy)) => {
                     let conf = (state.reading == "confidence").then_some(*accuracy);
-                    let (rows, metrics, nonempty_bins) = table(index, binning, m, n, conf);
+                    let (rows, metrics, nonempty_bins) =
+                        table(index, binning, m, n, conf, &mut intervals);
                     RecalTable {
                         set: name.to_string(),
                         rows,

@@ -5,6 +5,8 @@
 //! the CLI into its HTML report and SVG files, so both draw with the same code.
 //! Axes, labels and grid come from plotters; each data series is one `<path>`.
 
+mod merge;
+
 use plotters::prelude::*;
 pub use plotters::style::RGBColor;
 use std::fmt::Write;
@@ -119,20 +121,23 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
     // The per-bin series are drawn here as one `<path>` each (plotters' SVG backend
     // writes one element per bar, line and circle: ~7 per bin, a 486 KB SVG at
     // 1000 bins that the browser parses, styles, lays out and paints on every slider
-    // step). Plotters still draws the axes, labels and grid; these are added after
-    // them, in the order bars, diagonal, gap, whiskers, points (the strip's bars last).
+    // step), each written as the union it paints (`merge`: at 2000 bins most bins
+    // share their pixel columns). Plotters still draws the axes, labels and grid;
+    // these are added after them, in the order bars, diagonal, gap, whiskers, points
+    // (the strip's bars last).
     let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
     let mut layer = String::new();
-    let mut d = String::new();
-    for r in rows {
-        let (lo, hi) = span(r);
-        let (x0, y0) = px(lo, 0.0);
-        let (x1, y1) = px(hi, r.acc);
-        let _ = write!(d, "M{x0} {y0}H{x1}V{y1}H{x0}Z");
-    }
+    let base = px(0.0, 0.0).1;
+    let bars: Vec<(i32, i32, i32)> = rows
+        .iter()
+        .map(|r| {
+            let (lo, hi) = span(r);
+            (px(lo, 0.0).0, px(hi, 0.0).0, px(hi, r.acc).1)
+        })
+        .collect();
     path(
         &mut layer,
-        &d,
+        &merge::skyline(&bars, base),
         &format!("fill=\"{}\" opacity=\"0.35\" stroke=\"none\"", hex(BAR)),
     );
     let ((dx0, dy0), (dx1, dy1)) = (px(0.0, 0.0), px(1.0, 1.0));
@@ -140,28 +145,28 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
         layer,
         "<polyline fill=\"none\" opacity=\"0.6\" stroke=\"#000000\" stroke-width=\"1\" points=\"{dx0},{dy0} {dx1},{dy1} \"/>"
     );
-    // gap from the diagonal, Clopper–Pearson whisker, and the point
-    d.clear();
-    for r in rows {
-        let (x, y0) = px(r.conf, r.conf);
-        let (_, y1) = px(r.conf, r.acc);
-        let _ = write!(d, "M{x} {y0}V{y1}");
-    }
+    // gap from the diagonal, Clopper–Pearson whisker, and the point: vertical
+    // strokes at each bin's mean confidence, between two heights
+    let at_conf = |from: fn(&Bin) -> f64, to: fn(&Bin) -> f64| -> Vec<(i32, i32, i32)> {
+        rows.iter()
+            .map(|r| {
+                let (x, y0) = px(r.conf, from(r));
+                (x, y0, px(r.conf, to(r)).1)
+            })
+            .collect()
+    };
     path(
         &mut layer,
-        &d,
+        &merge::vertical_runs(&at_conf(|r| r.conf, |r| r.acc)),
         &format!("fill=\"none\" stroke=\"{}\" stroke-width=\"2\"", hex(GAP)),
     );
+    let whiskers = at_conf(|r| r.cp_lower, |r| r.cp_upper);
+    let mut d = merge::vertical_runs(&whiskers);
     // whisker caps only while bins are wide enough to show them (past 200 bins they
     // are a few pixels over a crowded chart)
     let cap = 0.006;
-    let caps = rows.len() <= 200;
-    d.clear();
-    for r in rows {
-        let (x, y0) = px(r.conf, r.cp_lower);
-        let (_, y1) = px(r.conf, r.cp_upper);
-        let _ = write!(d, "M{x} {y0}V{y1}");
-        if caps {
+    if rows.len() <= 200 {
+        for (r, &(_, y0, y1)) in rows.iter().zip(&whiskers) {
             let (c0, _) = px(r.conf - cap, 0.0);
             let (c1, _) = px(r.conf + cap, 0.0);
             let _ = write!(d, "M{c0} {y0}H{c1}M{c0} {y1}H{c1}");
@@ -176,19 +181,15 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
         ),
     );
     let radius: i32 = if rows.len() > 200 { 2 } else { 4 };
-    d.clear();
-    for r in rows {
-        let (cx, cy) = px(r.conf, r.acc);
-        let (x, w) = (cx - radius, 2 * radius);
-        let _ = write!(
-            d,
-            "M{x} {cy}a{radius} {radius} 0 1 0 {w} 0a{radius} {radius} 0 1 0 -{w} 0Z"
-        );
-    }
+    let points: Vec<(i32, i32)> = rows.iter().map(|r| px(r.conf, r.acc)).collect();
     path(
         &mut layer,
-        &d,
-        &format!("fill=\"{}\" stroke=\"none\"", hex(POINT)),
+        &merge::dots(&points),
+        &format!(
+            "fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"round\"",
+            hex(POINT),
+            2 * radius
+        ),
     );
     let bins: Vec<BinPx> = rows
         .iter()
@@ -228,13 +229,17 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(|e| err(&e))?;
-    d.clear();
-    for r in rows {
-        let (lo, hi) = span(r);
-        let (x0, y0) = strip.backend_coord(&(lo, 0.0));
-        let (x1, y1) = strip.backend_coord(&(hi, r.n as f64));
-        let _ = write!(d, "M{x0} {y0}H{x1}V{y1}H{x0}Z");
-    }
+    let strip_base = strip.backend_coord(&(0.0, 0.0)).1;
+    let strip_bars: Vec<(i32, i32, i32)> = rows
+        .iter()
+        .map(|r| {
+            let (lo, hi) = span(r);
+            let (x0, _) = strip.backend_coord(&(lo, 0.0));
+            let (x1, y1) = strip.backend_coord(&(hi, r.n as f64));
+            (x0, x1, y1)
+        })
+        .collect();
+    let d = merge::skyline(&strip_bars, strip_base);
     path(
         &mut layer,
         &d,

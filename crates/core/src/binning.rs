@@ -105,6 +105,24 @@ pub fn mass_bin_start(b: usize, n: usize, m: usize) -> usize {
     }
 }
 
+/// `xs.partition_point(pred)` (`pred` true, then false, along `xs`), found by galloping from the start: probes at 1, 2, 4, … then a binary search
+/// between the last two. The same position as a binary search over all of `xs`, in
+/// `O(log k)` probes near the start for a partition point `k` instead of `O(log n)`
+/// probes spread over the slice: a bin of a long sorted reading is a short run, and
+/// at 2000 bins over a million forecasts the spread probes were mostly cache misses.
+pub fn gallop<T>(xs: &[T], mut pred: impl FnMut(&T) -> bool) -> usize {
+    let mut hi = 1;
+    while hi < xs.len() && pred(&xs[hi]) {
+        hi *= 2;
+    }
+    let lo = hi / 2;
+    let hi = hi.min(xs.len());
+    if lo >= hi {
+        return hi;
+    }
+    lo + xs[lo..hi].partition_point(pred)
+}
+
 /// One non-empty bin: a contiguous run `start..end` of sorted positions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bin {
@@ -296,8 +314,7 @@ impl SortedReading {
                 while start < n {
                     let b = width_bin(self.sorted[start], m);
                     // the first position whose bin exceeds b (width_bin is monotone)
-                    let end =
-                        start + self.sorted[start..].partition_point(|&u| width_bin(u, m) <= b);
+                    let end = start + gallop(&self.sorted[start..], |&u| width_bin(u, m) <= b);
                     visit(self.bin(b, start, end));
                     start = end;
                 }
@@ -758,4 +775,24 @@ pub fn brier(pairs: &Pairs) -> Option<f64> {
             .zip(&pairs.outcome)
             .map(|(&u, &o)| (u - o as u8 as f64).powi(2)),
     )
+}
+
+#[cfg(test)]
+mod gallop_tests {
+    use super::gallop;
+
+    #[test]
+    fn gallop_is_the_partition_point() {
+        for n in 0..70usize {
+            let xs: Vec<usize> = (0..n).collect();
+            for k in 0..=n {
+                assert_eq!(gallop(&xs, |&x| x < k), k, "n {n} k {k}");
+                assert_eq!(gallop(&xs, |&x| x < k), xs.partition_point(|&x| x < k));
+            }
+        }
+        let big: Vec<usize> = (0..1_000_003).collect();
+        for k in [0, 1, 2, 3, 500, 65_536, 65_537, 999_999, 1_000_003] {
+            assert_eq!(gallop(&big, |&x| x < k), k);
+        }
+    }
 }

@@ -14,11 +14,13 @@ mod flips;
 mod html;
 
 pub use exports::{csv_files, svg_files};
+/// HTML escaping of text and attribute values (the app's markup built as strings uses it too).
+pub use html::esc;
 
 use calibscope_audit::summary::{self, lookup, model_names};
 use calibscope_charts::Bin;
 use calibscope_core::binning::Binning;
-use html::{esc, num, table, Out};
+use html::{num, table, Out};
 use serde_json::Value;
 
 /// The bin count of the report's diagrams and reliability tables.
