@@ -11,7 +11,6 @@ use super::{
     fit_isotonic, fit_platt, logit_clipped, renormalize_rows, two_column_score, IsotonicFit,
     PlattFit, TemperatureFit, TemperatureObjective, TemperatureOptions,
 };
-use crate::auc::{self, SortedColumn};
 use crate::data::{Kind, PredictionSet, Scores, Source, Values};
 use crate::reading;
 use crate::split::{stratified_split, Split};
@@ -448,20 +447,14 @@ fn invariants(
     before: &PredictionSet,
     after: &PredictionSet,
 ) -> TemperatureInvariants {
-    let ones = vec![1.0; before.n()];
     let checks = super::checks::prob_checks(before, after);
     let (score_order_identical, score_auc_identical, score_auc) = match scores {
         FitScores::Binary(s) => {
             let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
             let scaled: Vec<f64> = s_eval.iter().map(|v| v / fit.tau).collect();
-            let positive: Vec<bool> = before.labels.iter().map(|&y| y == 1).collect();
-            let b = auc::auc(&SortedColumn::new(&s_eval, &positive, &ones));
-            let a = auc::auc(&SortedColumn::new(&scaled, &positive, &ones));
-            (
-                Some(auc::sort_order(&s_eval) == auc::sort_order(&scaled)),
-                Some(a == b),
-                Some((b, a)),
-            )
+            let (identical, b, a) =
+                super::checks::order_and_auc(&s_eval, &scaled, |i| before.labels[i] == 1);
+            (Some(identical), Some(a == b), Some((b, a)))
         }
         FitScores::Multiclass { .. } => (None, None, None),
     };
