@@ -202,8 +202,8 @@ impl<'a> ProbView<'a> {
     }
 }
 
-/// How many rows ahead a pass down the columns of a matrix prefetches: rows are `k` scalars apart, a
-/// stride the hardware prefetchers do not follow.
+/// How many rows ahead a pass down the columns of a matrix prefetches: rows are `k`
+/// scalars apart, a stride the hardware prefetchers do not follow.
 pub(crate) const PREFETCH_ROWS: usize = 16;
 
 /// Hints the cache line of `v[at]` into L1 (no-op past the end, and on other
