@@ -47,19 +47,27 @@ const CLASS_BLOCK: usize = 16;
 /// The sample index in a sort item's payload; the top bit is the outcome.
 const INDEX: u32 = 0x7fff_ffff;
 
-/// The sort items of `scores` (payload: index, outcome in the top bit) in exact
-/// ascending order, ties by index: the order of [`auc::sort_order`].
-fn sorted_items(scores: &[f64], positive: impl Fn(usize) -> bool) -> Vec<u64> {
-    let mut items: Vec<u64> = scores
-        .iter()
-        .enumerate()
-        .map(|(i, &u)| radix::item(radix::order_key(u), i as u32 | (positive(i) as u32) << 31))
-        .collect();
-    RadixSorter::new().sort(&mut items);
-    radix::for_each_key_run(&mut items, |run| {
-        radix::fix_run(run, |p| p & INDEX, |p| scores[(p & INDEX) as usize])
-    });
-    items
+/// The buffers of [`order_and_auc`], reused across the classes.
+#[derive(Default)]
+struct Scratch {
+    sorter: RadixSorter,
+    items: Vec<u64>,
+}
+
+impl Scratch {
+    /// Fills `items` with the sort items of `scores` (payload: index, outcome in the
+    /// top bit) in exact ascending order, ties by index: the order of
+    /// [`auc::sort_order`].
+    fn sort(&mut self, scores: &[f64], positive: impl Fn(usize) -> bool) {
+        self.items.clear();
+        self.items.extend(scores.iter().enumerate().map(|(i, &u)| {
+            radix::item(radix::order_key(u), i as u32 | (positive(i) as u32) << 31)
+        }));
+        self.sorter.sort(&mut self.items);
+        radix::for_each_key_run(&mut self.items, |run| {
+            radix::fix_run(run, |p| p & INDEX, |p| scores[(p & INDEX) as usize])
+        });
+    }
 }
 
 /// One reading before and after a map: whether its stable sort order is unchanged
@@ -77,13 +85,23 @@ pub fn order_and_auc(
     after: &[f64],
     positive: impl Fn(usize) -> bool + Copy,
 ) -> (bool, Option<f64>, Option<f64>) {
+    order_and_auc_with(&mut Scratch::default(), before, after, positive)
+}
+
+fn order_and_auc_with(
+    scratch: &mut Scratch,
+    before: &[f64],
+    after: &[f64],
+    positive: impl Fn(usize) -> bool + Copy,
+) -> (bool, Option<f64>, Option<f64>) {
     assert_eq!(before.len(), after.len());
     assert!(before.len() <= INDEX as usize, "too many samples");
     let push = |b: &mut AucBuilder<false>, u: f64, p: u32| b.push(u, p >> 31 == 1, 1.0);
     let (mut auc_before, mut auc_after) = (AucBuilder::default(), AucBuilder::default());
     let mut identical = true;
     let mut previous: Option<(f64, u32)> = None;
-    for x in sorted_items(before, positive) {
+    scratch.sort(before, positive);
+    for &x in &scratch.items {
         let p = radix::payload_of(x);
         let i = p & INDEX;
         let (b, a) = (before[i as usize], after[i as usize]);
@@ -98,7 +116,8 @@ pub fn order_and_auc(
     }
     if !identical {
         auc_after = AucBuilder::default();
-        for x in sorted_items(after, positive) {
+        scratch.sort(after, positive);
+        for &x in &scratch.items {
             let p = radix::payload_of(x);
             push(&mut auc_after, after[(p & INDEX) as usize], p);
         }
@@ -130,16 +149,19 @@ pub fn prob_checks(before: &PredictionSet, after: &PredictionSet) -> ProbChecks 
     let mut change = Vec::with_capacity(k);
     let (mut auc_before, mut auc_after) = (Vec::with_capacity(k), Vec::with_capacity(k));
     let (mut block_before, mut block_after) = (Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
     for start in (0..k).step_by(CLASS_BLOCK) {
         let classes = start..(start + CLASS_BLOCK).min(k);
         vb.class_columns(classes.clone(), &mut block_before);
         va.class_columns(classes.clone(), &mut block_after);
         for (j, r) in classes.enumerate() {
             let column = j * n..(j + 1) * n;
-            let (identical, b, a) =
-                order_and_auc(&block_before[column.clone()], &block_after[column], |i| {
-                    labels[i] as usize == r
-                });
+            let (identical, b, a) = order_and_auc_with(
+                &mut scratch,
+                &block_before[column.clone()],
+                &block_after[column],
+                |i| labels[i] as usize == r,
+            );
             argsort.push(identical);
             auc_before.push(b);
             auc_after.push(a);
