@@ -152,27 +152,73 @@ impl<'a> ProbView<'a> {
 
     /// The column of class `r`'s forecasts, `p_·^(r)`.
     pub fn class_column(&self, r: usize) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.class_columns(r..r + 1, &mut out);
+        out
+    }
+
+    /// The columns of the classes `classes`, one after the other (column-major:
+    /// `out[(r - classes.start) * n + i] = p_i^(r)`), from one pass over the rows: a
+    /// row-major matrix is read once for the block, not once per class (the row
+    /// stride defeats the cache and the hardware prefetcher). `out` is cleared
+    /// first. Panics when a class is `>= k`.
+    pub fn class_columns(&self, classes: std::ops::Range<usize>, out: &mut Vec<f64>) {
+        let (n, width) = (self.set.n(), classes.len());
+        assert!(
+            classes.is_empty() || classes.end <= self.set.k,
+            "class out of range"
+        );
+        out.clear();
+        out.resize(n * width, 0.0);
         match (&self.set.scores, &self.softmax) {
-            (Scores::Matrix { values, k, .. }, Some(rows)) => {
-                crate::with_values!(values, |v| v
-                    .iter()
-                    .skip(r)
-                    .step_by(*k)
-                    .zip(rows)
-                    .map(|(z, &(max, sum))| (z.to_f64() - max).exp() / sum)
-                    .collect())
+            (Scores::Matrix { values, k, .. }, Some(rows)) => crate::with_values!(values, |v| {
+                for (i, (row, &(max, sum))) in v.chunks_exact(*k).zip(rows).enumerate() {
+                    let ahead = (i + PREFETCH_ROWS) * k;
+                    prefetch(v, ahead + classes.start);
+                    prefetch(v, ahead + classes.end - 1);
+                    for (j, z) in row[classes.clone()].iter().enumerate() {
+                        out[j * n + i] = (z.to_f64() - max).exp() / sum;
+                    }
+                }
+            }),
+            (Scores::Matrix { values, k, .. }, None) => crate::with_values!(values, |v| {
+                for (i, row) in v.chunks_exact(*k).enumerate() {
+                    let ahead = (i + PREFETCH_ROWS) * k;
+                    prefetch(v, ahead + classes.start);
+                    prefetch(v, ahead + classes.end - 1);
+                    for (j, p) in row[classes.clone()].iter().enumerate() {
+                        out[j * n + i] = p.to_f64();
+                    }
+                }
+            }),
+            _ => {
+                for (j, r) in classes.enumerate() {
+                    for (i, o) in out[j * n..(j + 1) * n].iter_mut().enumerate() {
+                        *o = self.prob(i, r);
+                    }
+                }
             }
-            (Scores::Matrix { values, k, .. }, None) => {
-                crate::with_values!(values, |v| v
-                    .iter()
-                    .skip(r)
-                    .step_by(*k)
-                    .map(|p| p.to_f64())
-                    .collect())
-            }
-            _ => (0..self.set.n()).map(|i| self.prob(i, r)).collect(),
         }
     }
+}
+
+/// How many rows ahead a pass down the columns of a matrix prefetches: rows are `k`
+/// scalars apart, a stride the hardware prefetchers do not follow.
+pub(crate) const PREFETCH_ROWS: usize = 16;
+
+/// Hints the cache line of `v[at]` into L1 (no-op past the end, and on other
+/// architectures).
+#[inline(always)]
+pub(crate) fn prefetch<T>(v: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(at) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: prefetching has no effect on memory or on program state (and the
+        // address is inside `v` anyway); SSE is part of the x86-64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, at);
 }
 
 fn softmax_rows<T: crate::data::Real>(values: &[T], k: usize) -> Vec<(f64, f64)> {

@@ -620,25 +620,6 @@ fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSet
     sums.finish(set, confidence_report, classes, roc_class1)
 }
 
-/// How many rows ahead the class pass prefetches: rows are `k` scalars apart, a
-/// stride the hardware prefetchers do not follow.
-const PREFETCH_ROWS: usize = 16;
-
-/// Hints the cache line of `v[at]` into L1 (no-op past the end, and on other
-/// architectures).
-#[inline(always)]
-fn prefetch<T>(v: &[T], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = v.get(at) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: prefetching has no effect on memory or on program state (and the
-        // address is inside `v` anyway); SSE is part of the x86-64 baseline.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, at);
-}
-
 /// Every class reading of a matrix, in class order: `visit(report, roc)`. Per
 /// sample `i`, `prob(i, state, z)` turns the sample's score `z` of a class into
 /// its probability, `store` keeps that probability in the sample's state, and
@@ -665,7 +646,7 @@ fn class_readings<T: Real, S>(
         items.clear();
         let mut brier = Sum::new();
         for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
-            prefetch(v, (i + PREFETCH_ROWS) * k + r);
+            reading::prefetch(v, (i + reading::PREFETCH_ROWS) * k + r);
             // p = softmax(z)_r as ProbView::class_column, or the probability
             let u = prob(i, s, v[i * k + r].to_f64());
             store(s, u);

@@ -11,8 +11,7 @@ use super::{
     fit_isotonic, fit_platt, logit_clipped, renormalize_rows, two_column_score, IsotonicFit,
     PlattFit, TemperatureFit, TemperatureObjective, TemperatureOptions,
 };
-use crate::auc::{self, SortedColumn};
-use crate::data::{Kind, PredictionSet, Scores, Source, Values};
+use crate::data::{Kind, PredictionSet, Real, Scores, Source, Values};
 use crate::reading;
 use crate::split::{stratified_split, Split};
 
@@ -81,31 +80,13 @@ impl FitScores {
 
     /// The rows `rows` scaled by a temperature: logits `s/τ` (binary) or `z/τ`.
     pub fn temperature_scaled(&self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
-        let labels = rows.iter().map(|&i| labels[i]).collect();
+        self.view().temperature_scaled(labels, tau, rows)
+    }
+
+    fn view(&self) -> ScoresView<'_> {
         match self {
-            FitScores::Binary(s) => PredictionSet {
-                labels,
-                scores: Scores::Column {
-                    values: Values::F64(rows.iter().map(|&i| s[i] / tau).collect()),
-                    source: Source::Logits,
-                },
-                k: 2,
-            },
-            FitScores::Multiclass { logits, k } => {
-                let mut scaled = Vec::with_capacity(rows.len() * k);
-                for &i in rows {
-                    scaled.extend((0..*k).map(|r| logits.get(i * k + r) / tau));
-                }
-                PredictionSet {
-                    labels,
-                    scores: Scores::Matrix {
-                        values: Values::F64(scaled),
-                        k: *k,
-                        source: Source::Logits,
-                    },
-                    k: *k,
-                }
-            }
+            FitScores::Binary(s) => ScoresView::Binary(s),
+            FitScores::Multiclass { logits, k } => ScoresView::Multiclass(logits, *k),
         }
     }
 
@@ -159,6 +140,62 @@ impl FitScores {
                     k,
                 };
                 (set, zero_rows)
+            }
+        }
+    }
+}
+
+/// The scores of temperature scaling, borrowed: from a [`FitScores`], or straight
+/// from a set's own logit matrix (which [`FitScores::of`] would copy).
+#[derive(Clone, Copy)]
+enum ScoresView<'a> {
+    Binary(&'a [f64]),
+    Multiclass(&'a Values, usize),
+}
+
+impl ScoresView<'_> {
+    /// The scores of `set` as [`FitScores::of`] gives them, borrowed when `set` holds
+    /// a multiclass logit matrix (`kept` holds the computed scores otherwise).
+    fn of<'a>(set: &'a PredictionSet, kept: &'a mut Option<FitScores>) -> Option<ScoresView<'a>> {
+        match &set.scores {
+            Scores::Matrix {
+                values,
+                k,
+                source: Source::Logits,
+            } if *k != 2 => Some(ScoresView::Multiclass(values, *k)),
+            _ => {
+                *kept = FitScores::of(set);
+                kept.as_ref().map(FitScores::view)
+            }
+        }
+    }
+
+    /// See [`FitScores::temperature_scaled`].
+    fn temperature_scaled(self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
+        let labels = rows.iter().map(|&i| labels[i]).collect();
+        match self {
+            ScoresView::Binary(s) => PredictionSet {
+                labels,
+                scores: Scores::Column {
+                    values: Values::F64(rows.iter().map(|&i| s[i] / tau).collect()),
+                    source: Source::Logits,
+                },
+                k: 2,
+            },
+            ScoresView::Multiclass(logits, k) => {
+                let mut scaled = Vec::with_capacity(rows.len() * k);
+                crate::with_values!(logits, |z| for &i in rows {
+                    scaled.extend(z[i * k..(i + 1) * k].iter().map(|v| v.to_f64() / tau));
+                });
+                PredictionSet {
+                    labels,
+                    scores: Scores::Matrix {
+                        values: Values::F64(scaled),
+                        k,
+                        source: Source::Logits,
+                    },
+                    k,
+                }
             }
         }
     }
@@ -373,11 +410,12 @@ pub fn recalibrate_temperature_clocked(
             Scores::TopLabel { .. } => false,
         };
     let mut fit_time = None;
-    let temperature = match FitScores::of(set) {
+    let mut kept = None;
+    let temperature = match ScoresView::of(set, &mut kept) {
         None => Err(Undefined::TopLabel),
         Some(_) if split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
         Some(scores) => {
-            let (outcome, time) = temperature(set, &scores, &split, &before, now);
+            let (outcome, time) = temperature(set, scores, &split, &before, now);
             fit_time = time;
             Ok(outcome)
         }
@@ -413,7 +451,7 @@ pub fn fit_maps(set: &PredictionSet, run: &mut Recalibration) {
 
 fn temperature(
     set: &PredictionSet,
-    scores: &FitScores,
+    scores: ScoresView<'_>,
     split: &Split,
     before: &PredictionSet,
     now: Option<fn() -> f64>,
@@ -422,11 +460,11 @@ fn temperature(
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
     let fit = match scores {
-        FitScores::Binary(s) => super::BinaryNll::new(s, &set.labels, cal)
+        ScoresView::Binary(s) => super::BinaryNll::new(s, &set.labels, cal)
             .expect("non-empty split")
             .fit(&options),
-        FitScores::Multiclass { logits, k } => {
-            super::fit_temperature_values(logits, *k, &set.labels, cal, &options)
+        ScoresView::Multiclass(logits, k) => {
+            super::fit_temperature_values(logits, k, &set.labels, cal, &options)
                 .expect("non-empty split")
         }
     };
@@ -442,28 +480,22 @@ fn temperature(
 }
 
 fn invariants(
-    scores: &FitScores,
+    scores: ScoresView<'_>,
     split: &Split,
     fit: &TemperatureFit,
     before: &PredictionSet,
     after: &PredictionSet,
 ) -> TemperatureInvariants {
-    let ones = vec![1.0; before.n()];
     let checks = super::checks::prob_checks(before, after);
     let (score_order_identical, score_auc_identical, score_auc) = match scores {
-        FitScores::Binary(s) => {
+        ScoresView::Binary(s) => {
             let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
             let scaled: Vec<f64> = s_eval.iter().map(|v| v / fit.tau).collect();
-            let positive: Vec<bool> = before.labels.iter().map(|&y| y == 1).collect();
-            let b = auc::auc(&SortedColumn::new(&s_eval, &positive, &ones));
-            let a = auc::auc(&SortedColumn::new(&scaled, &positive, &ones));
-            (
-                Some(auc::sort_order(&s_eval) == auc::sort_order(&scaled)),
-                Some(a == b),
-                Some((b, a)),
-            )
+            let (identical, b, a) =
+                super::checks::order_and_auc(&s_eval, &scaled, |i| before.labels[i] == 1);
+            (Some(identical), Some(a == b), Some((b, a)))
         }
-        FitScores::Multiclass { .. } => (None, None, None),
+        ScoresView::Multiclass(..) => (None, None, None),
     };
     TemperatureInvariants {
         argmax_identical: checks.argmax_identical(),

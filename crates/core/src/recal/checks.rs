@@ -3,8 +3,9 @@
 //! temperature scaling (which must keep the decisions), Platt scaling (which can move
 //! the threshold) and isotonic regression (which keeps the order but creates ties).
 
-use crate::auc::{self, SortedColumn};
+use crate::auc::{self, AucBuilder};
 use crate::data::PredictionSet;
+use crate::radix::{self, RadixSorter};
 use crate::reading::{self, ProbView};
 
 /// The probability-level comparison of a set before and after a recalibration map.
@@ -40,35 +41,132 @@ pub fn distinct_count(v: &[f64]) -> usize {
     s.len()
 }
 
+/// Classes whose columns [`prob_checks`] extracts per pass over the rows.
+const CLASS_BLOCK: usize = 16;
+
+/// The sample index in a sort item's payload; the top bit is the outcome.
+const INDEX: u32 = 0x7fff_ffff;
+
+/// The buffers of [`order_and_auc`], reused across the classes.
+#[derive(Default)]
+struct Scratch {
+    sorter: RadixSorter,
+    items: Vec<u64>,
+}
+
+impl Scratch {
+    /// Fills `items` with the sort items of `scores` (payload: index, outcome in the
+    /// top bit) in exact ascending order, ties by index: the order of
+    /// [`auc::sort_order`].
+    fn sort(&mut self, scores: &[f64], positive: impl Fn(usize) -> bool) {
+        self.items.clear();
+        self.items.extend(scores.iter().enumerate().map(|(i, &u)| {
+            radix::item(radix::order_key(u), i as u32 | (positive(i) as u32) << 31)
+        }));
+        self.sorter.sort(&mut self.items);
+        radix::for_each_key_run(&mut self.items, |run| {
+            radix::fix_run(run, |p| p & INDEX, |p| scores[(p & INDEX) as usize])
+        });
+    }
+}
+
+/// One reading before and after a map: whether its stable sort order is unchanged
+/// (`sort_order(before) == sort_order(after)`) and its AUC before and after (outcome
+/// `positive(i)`). One sort when the order is unchanged: the order before gives the
+/// AUC before and, in the same pass, is checked against the scores after (the
+/// order [`auc::sort_order`] gives ranks by `(score, index)`, a strict total order,
+/// so it is unchanged exactly when each position ranks strictly below the next
+/// after the map too) and gives the AUC after ([`AucBuilder`], identical bit for
+/// bit to [`auc::auc`]); otherwise the scores after are sorted as well. Empty
+/// columns: unchanged, AUCs `None`. Panics when the lengths differ or there are
+/// `2^31` samples or more.
+pub fn order_and_auc(
+    before: &[f64],
+    after: &[f64],
+    positive: impl Fn(usize) -> bool + Copy,
+) -> (bool, Option<f64>, Option<f64>) {
+    order_and_auc_with(&mut Scratch::default(), before, after, positive)
+}
+
+fn order_and_auc_with(
+    scratch: &mut Scratch,
+    before: &[f64],
+    after: &[f64],
+    positive: impl Fn(usize) -> bool + Copy,
+) -> (bool, Option<f64>, Option<f64>) {
+    assert_eq!(before.len(), after.len());
+    assert!(before.len() <= INDEX as usize, "too many samples");
+    let push = |b: &mut AucBuilder<false>, u: f64, p: u32| b.push(u, p >> 31 == 1, 1.0);
+    let (mut auc_before, mut auc_after) = (AucBuilder::default(), AucBuilder::default());
+    let mut identical = true;
+    let mut previous: Option<(f64, u32)> = None;
+    scratch.sort(before, positive);
+    for &x in &scratch.items {
+        let p = radix::payload_of(x);
+        let i = p & INDEX;
+        let (b, a) = (before[i as usize], after[i as usize]);
+        push(&mut auc_before, b, p);
+        if identical {
+            if let Some((a0, i0)) = previous {
+                identical = (a0 + 0.0).total_cmp(&(a + 0.0)).then(i0.cmp(&i)).is_lt();
+            }
+            previous = Some((a, i));
+            push(&mut auc_after, a, p);
+        }
+    }
+    if !identical {
+        auc_after = AucBuilder::default();
+        scratch.sort(after, positive);
+        for &x in &scratch.items {
+            let p = radix::payload_of(x);
+            push(&mut auc_after, after[(p & INDEX) as usize], p);
+        }
+    }
+    (identical, auc_before.finish().0, auc_after.finish().0)
+}
+
 /// Compares `before` and `after`, two prediction sets of the same rows and labels
 /// (with scores; panics on top-label sets). Empty sets: nothing changed, accuracies
 /// and AUCs undefined.
+///
+/// One softmax per set (the views serve the top labels and the columns), the class
+/// columns extracted [`CLASS_BLOCK`] classes per pass over the rows, and one sort
+/// per class when its order is kept ([`order_and_auc`]).
 pub fn prob_checks(before: &PredictionSet, after: &PredictionSet) -> ProbChecks {
-    let (top_before, top_after) = (reading::top_labels(before), reading::top_labels(after));
+    let (vb, va) = (
+        ProbView::new(before).expect("scores"),
+        ProbView::new(after).expect("scores"),
+    );
+    let (top_before, top_after) = (reading::top_labels_of(&vb), reading::top_labels_of(&va));
     let argmax_changed_rows = top_before
         .predicted
         .iter()
         .zip(&top_after.predicted)
         .filter(|(a, b)| a != b)
         .count();
-    let (vb, va) = (
-        ProbView::new(before).expect("scores"),
-        ProbView::new(after).expect("scores"),
-    );
-    let k = before.k;
-    let ones = vec![1.0; before.n()];
+    let (n, k, labels) = (before.n(), before.k, &before.labels);
     let mut argsort = Vec::with_capacity(k);
     let mut change = Vec::with_capacity(k);
-    let (mut auc_before, mut auc_after) = (Vec::new(), Vec::new());
-    for r in 0..k {
-        let (pb, pa) = (vb.class_column(r), va.class_column(r));
-        argsort.push(auc::sort_order(&pb) == auc::sort_order(&pa));
-        let outcome: Vec<bool> = before.labels.iter().map(|&y| y as usize == r).collect();
-        let b = auc::auc(&SortedColumn::new(&pb, &outcome, &ones));
-        let a = auc::auc(&SortedColumn::new(&pa, &outcome, &ones));
-        auc_before.push(b);
-        auc_after.push(a);
-        change.push(a.zip(b).map(|(a, b)| a - b));
+    let (mut auc_before, mut auc_after) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    let (mut block_before, mut block_after) = (Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
+    for start in (0..k).step_by(CLASS_BLOCK) {
+        let classes = start..(start + CLASS_BLOCK).min(k);
+        vb.class_columns(classes.clone(), &mut block_before);
+        va.class_columns(classes.clone(), &mut block_after);
+        for (j, r) in classes.enumerate() {
+            let column = j * n..(j + 1) * n;
+            let (identical, b, a) = order_and_auc_with(
+                &mut scratch,
+                &block_before[column.clone()],
+                &block_after[column],
+                |i| labels[i] as usize == r,
+            );
+            argsort.push(identical);
+            auc_before.push(b);
+            auc_after.push(a);
+            change.push(a.zip(b).map(|(a, b)| a - b));
+        }
     }
     let auc_macro_change = auc::macro_average(&auc_after)
         .zip(auc::macro_average(&auc_before))
@@ -133,5 +231,97 @@ mod tests {
         let e = prob_checks(&empty, &empty);
         assert_eq!(e.accuracy, (None, None));
         assert_eq!(e.auc_change_per_class, vec![None, None]);
+    }
+}
+
+#[cfg(test)]
+mod oracle {
+    use super::*;
+    use crate::auc::SortedColumn;
+    use crate::data::{Scores, Source, Values};
+    use crate::split::SplitMix64;
+
+    /// The reference: two full sorts and `auc` on gathered columns.
+    fn reference(b: &[f64], a: &[f64], y: &[bool]) -> (bool, Option<f64>, Option<f64>) {
+        let ones = vec![1.0; b.len()];
+        (
+            auc::sort_order(b) == auc::sort_order(a),
+            auc::auc(&SortedColumn::new(b, y, &ones)),
+            auc::auc(&SortedColumn::new(a, y, &ones)),
+        )
+    }
+
+    #[test]
+    fn order_and_auc_matches_two_sorts() {
+        let mut rng = SplitMix64::new(7);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        for n in [0usize, 1, 2, 7, 600, 5000] {
+            for case in 0..6 {
+                // coarse values make ties; -0.0 sorts with +0.0
+                let b: Vec<f64> = (0..n)
+                    .map(|i| match case % 3 {
+                        0 => (unit() * 20.0).floor() / 20.0,
+                        1 if i % 5 == 0 => -0.0,
+                        _ => unit(),
+                    })
+                    .collect();
+                let a: Vec<f64> = match case {
+                    // monotone maps keep the order, a rounding one creates ties
+                    0 | 1 => b.iter().map(|v| v * 0.5 + 0.1).collect(),
+                    2 => b.iter().map(|v| (v * 4.0).round()).collect(),
+                    3 => b.iter().map(|v| 1.0 - v).collect(),
+                    _ => b.iter().map(|_| unit()).collect(),
+                };
+                let y: Vec<bool> = (0..n).map(|_| unit() < 0.3).collect();
+                let got = order_and_auc(&b, &a, |i| y[i]);
+                assert_eq!(got, reference(&b, &a, &y), "n {n} case {case}");
+            }
+        }
+    }
+
+    #[test]
+    fn class_blocks_match_the_columns() {
+        let mut rng = SplitMix64::new(3);
+        let (n, k) = (50, 37);
+        let z: Vec<f32> = (0..n * k)
+            .map(|_| ((rng.next_u64() >> 40) as f32 / 1e5) - 80.0)
+            .collect();
+        let set = PredictionSet {
+            labels: (0..n as u32).map(|i| i % k as u32).collect(),
+            scores: Scores::Matrix {
+                values: Values::F32(z),
+                k,
+                source: Source::Logits,
+            },
+            k,
+        };
+        let view = ProbView::new(&set).unwrap();
+        let mut block = Vec::new();
+        view.class_columns(5..26, &mut block);
+        for (j, r) in (5..26).enumerate() {
+            let column: Vec<f64> = (0..n).map(|i| view.prob(i, r)).collect();
+            assert_eq!(&block[j * n..(j + 1) * n], column.as_slice());
+        }
+        // the blocked checks (k = 37: a partial last block) equal the reference
+        let Scores::Matrix { values, .. } = &set.scores else {
+            unreachable!()
+        };
+        let scaled = (0..n * k).map(|j| values.get(j) / 0.37).collect();
+        let after = PredictionSet {
+            scores: Scores::Matrix {
+                values: Values::F64(scaled),
+                k,
+                source: Source::Logits,
+            },
+            ..set.clone()
+        };
+        let c = prob_checks(&set, &after);
+        let view_after = ProbView::new(&after).unwrap();
+        for r in 0..k {
+            let y: Vec<bool> = set.labels.iter().map(|&l| l as usize == r).collect();
+            let (same, b, a) = reference(&view.class_column(r), &view_after.class_column(r), &y);
+            assert_eq!(c.argsort_identical_per_class[r], same, "class {r}");
+            assert_eq!(c.auc_change_per_class[r], a.zip(b).map(|(a, b)| a - b));
+        }
     }
 }
