@@ -381,6 +381,22 @@ mod worker {
                 },
             };
             post(&msg);
+            warm_up_once();
+        });
+    }
+
+    /// Once, after the first file's answer: [`engine::recal::warm_up`] in a task of
+    /// its own (a request that arrives meanwhile waits for it).
+    fn warm_up_once() {
+        thread_local! {
+            static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        }
+        if DONE.with(|d| d.replace(true)) {
+            return;
+        }
+        wasm_bindgen_futures::spawn_local(async {
+            yield_now().await;
+            std::hint::black_box(engine::recal::warm_up());
         });
     }
 

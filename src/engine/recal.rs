@@ -17,7 +17,7 @@ use calibscope_core::recal::apply::{
 use calibscope_core::recal::checks::{prob_checks, ProbChecks};
 use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
-use calibscope_core::{Kind, PredictionSet};
+use calibscope_core::{Kind, PredictionSet, Scores, Source, Values};
 use serde_json::{json, Value};
 
 use super::{table, worker_error, Indexed, Session, M_SLIDER_MAX};
@@ -51,6 +51,74 @@ fn clock() -> Option<f64> {
 fn since(start: Option<f64>) -> Option<f64> {
     Some(clock()? - start?)
 }
+
+/// The worker's temperature fit ([`recalibrate_temperature_clocked`], the very
+/// function a request runs) on small synthetic sets — 24-class `f32` logits, 10-class
+/// probabilities, binary probabilities — run once by the worker while it is idle after
+/// the first file: browsers run a wasm function's first calls in a baseline compiler
+/// and switch to optimised code only for later calls, so without this the user's first
+/// fit would run its kernels (screening, windows, series) unoptimised. Deterministic;
+/// returns the fitted taus (so that nothing is optimised away).
+pub fn warm_up() -> [f64; 3] {
+    let n = WARM_UP_ROWS;
+    // a scrambled grid in [0, 1)
+    let grid = |i: usize| ((i as u64 * 2_654_435_761) % 1_000) as f64 / 1_000.0;
+    // the label: the row's top class in 3 rows of 4
+    let labels = |k: usize, value: &dyn Fn(usize) -> f64| -> Vec<u32> {
+        (0..n)
+            .map(|i| {
+                let top = (0..k).fold(0, |a, j| {
+                    if value(i * k + j) > value(i * k + a) {
+                        j
+                    } else {
+                        a
+                    }
+                });
+                (if i % 4 == 0 { i % k } else { top }) as u32
+            })
+            .collect()
+    };
+    let logits = |i: usize| 10.0 * grid(i) - 5.0;
+    let logit_set = PredictionSet {
+        labels: labels(24, &logits),
+        scores: Scores::Matrix {
+            values: Values::F32((0..n * 24).map(|i| logits(i) as f32).collect()),
+            k: 24,
+            source: Source::Logits,
+        },
+        k: 24,
+    };
+    let probs: Vec<f64> = (0..n * 10)
+        .map(|i| (0.05 + grid(i)) / (0..10).map(|j| 0.05 + grid(i / 10 * 10 + j)).sum::<f64>())
+        .collect();
+    let prob_set = PredictionSet {
+        labels: labels(10, &|i| probs[i]),
+        scores: Scores::Matrix {
+            values: Values::F64(probs.clone()),
+            k: 10,
+            source: Source::Probs,
+        },
+        k: 10,
+    };
+    let column: Vec<f64> = (0..n).map(|i| 0.02 + 0.96 * grid(i)).collect();
+    let binary_set = PredictionSet {
+        labels: (0..n)
+            .map(|i| u32::from((column[i] > 0.5) ^ (i % 5 == 0)))
+            .collect(),
+        scores: Scores::Column {
+            values: Values::F64(column),
+            source: Source::Probs,
+        },
+        k: 2,
+    };
+    [logit_set, prob_set, binary_set].map(|set| {
+        let (run, _) = recalibrate_temperature_clocked(&set, 0, 0.5, None);
+        run.temperature.map_or(f64::NAN, |t| t.fit.tau)
+    })
+}
+
+/// Rows of each of [`warm_up`]'s sets.
+const WARM_UP_ROWS: usize = 8_000;
 
 /// A set's sorted reading and its accuracy (for ConfCE^corr).
 type IndexedSet = (Indexed, Option<f64>);

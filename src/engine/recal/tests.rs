@@ -223,3 +223,12 @@ fn bad_requests_are_errors() {
         FromWorker::Error { .. }
     ));
 }
+
+/// The warm-up's fits take the paths of real ones: interior optima (screening, then
+/// the windows), not a bracket end.
+#[test]
+fn warm_up_fits_are_interior() {
+    for tau in super::warm_up() {
+        assert!(tau > 0.06 && tau < 19.0, "{tau}");
+    }
+}

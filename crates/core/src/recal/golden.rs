@@ -21,6 +21,11 @@
 /// `phi = (sqrt 5 - 1) / 2`.
 pub const PHI: f64 = 0.618_033_988_749_894_9;
 
+/// Relative distance under which a recorded probe's screened value may serve a new
+/// probe (the recomputed probes of the golden section differ from the surviving
+/// ones by a few ulps).
+const NEAR: f64 = 1e-12;
+
 /// Distance to a bracket end under which [`at_bracket_end`] holds.
 pub const BRACKET_END_TOLERANCE: f64 = 1e-6;
 
@@ -78,6 +83,20 @@ pub(crate) trait Evaluator {
     /// bracket: as [`Evaluator::eval`] would have given them then (default: `eval`).
     fn eval_screened(&mut self, xs: &[f64], bracket: (f64, f64), best: f64, out: &mut [f64]) {
         self.eval(xs, bracket, best, out)
+    }
+
+    /// A bound on `|f(to) - f(from)|` for two nearby points while the evaluator screens
+    /// at this bracket (`None`: it does not screen, or has no such bound). Lets a
+    /// screened (or exact) value serve, with its bound widened, a probe that differs
+    /// from it by rounding only, as the golden section's recomputed probes do.
+    fn screen_step(
+        &mut self,
+        _from: f64,
+        _to: f64,
+        _bracket: (f64, f64),
+        _best: f64,
+    ) -> Option<f64> {
+        None
     }
 
     /// Screened values: `out[i] = (v, e)` with `|v - f(xs[i])| <= e` for the `f` of
@@ -195,12 +214,55 @@ impl Probes {
     }
 
     /// Values of the new points `xs` (1 or 2, distinct): screened when the evaluator
-    /// screens at this bracket, else exact.
+    /// screens at this bracket — from a recorded probe a few ulps away when there is
+    /// one (its value, the bound widened by [`Evaluator::screen_step`]), else by a
+    /// screening pass — otherwise exact.
     fn fresh(&mut self, xs: &[f64], ab: (f64, f64), eval: &mut impl Evaluator) -> [(f64, f64); 2] {
         let mut out = [(0.0, 0.0); 2];
-        if !self.screening_off && eval.screen(xs, ab, self.estimate, &mut out[..xs.len()]) {
-            self.screened += xs.len();
-            return out;
+        if !self.screening_off {
+            let mut rest = [0.0; 2];
+            let mut rest_at = [0usize; 2];
+            let mut m = 0;
+            for (i, &x) in xs.iter().enumerate() {
+                let near = self
+                    .seen
+                    .iter()
+                    .rev()
+                    .find(|p| (f64::from_bits(p.bits) - x).abs() <= NEAR * x.abs())
+                    .copied();
+                let step = near.and_then(|p| {
+                    let from = f64::from_bits(p.bits);
+                    eval.screen_step(from, x, ab, self.estimate).map(|e| (p, e))
+                });
+                match step {
+                    Some((p, e)) if p.f.is_finite() => {
+                        out[i] = (p.f, p.bound + e);
+                        self.screened += 1;
+                    }
+                    _ => {
+                        rest[m] = x;
+                        rest_at[m] = i;
+                        m += 1;
+                    }
+                }
+            }
+            if m == 0 {
+                return out;
+            }
+            let mut v = [(0.0, 0.0); 2];
+            if eval.screen(&rest[..m], ab, self.estimate, &mut v[..m]) {
+                self.screened += m;
+                for j in 0..m {
+                    out[rest_at[j]] = v[j];
+                }
+                return out;
+            }
+            if m < xs.len() {
+                // reused one, the evaluator no longer screens the other: exact
+                let e = self.exact(&rest[..m], ab, eval);
+                out[rest_at[0]] = (e[0], 0.0);
+                return out;
+            }
         }
         let v = self.exact(xs, ab, eval);
         [(v[0], 0.0), (v[1], 0.0)]

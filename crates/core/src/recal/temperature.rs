@@ -184,6 +184,8 @@ trait Inner {
     fn finish(&self, tau: f64, log_sum: f64) -> f64;
     /// A local expansion valid for `beta` in `[beta_lo, beta_hi]`.
     fn window(&self, beta_lo: f64, beta_hi: f64, nll_estimate: f64) -> Result<Window, NoWindow>;
+    /// A bound on `|dNLL/dbeta|` (`beta = 1/tau`) over every `beta > 0`.
+    fn lipschitz_beta(&self) -> f64;
     /// Screened log parts `(value, bound)` of one or two `tau`s (`screen.rs`); `false`
     /// when this objective has no screening kernel.
     fn screen_log_sums(&self, _taus: &[f64], _out: &mut [(f64, f64)]) -> bool {
@@ -293,6 +295,18 @@ impl<O: Inner> Evaluator for Eval<'_, O> {
     /// kernel, as the search without screening evaluated them.
     fn eval_screened(&mut self, xs: &[f64], _: (f64, f64), _: f64, out: &mut [f64]) {
         self.direct(xs, out)
+    }
+
+    /// `L |1/from - 1/to|` with `L` = [`Inner::lipschitz_beta`], while screening.
+    fn screen_step(&mut self, from: f64, to: f64, ab: (f64, f64), best: f64) -> Option<f64> {
+        if !self.screening || !valid_tau(from) || !valid_tau(to) {
+            return None;
+        }
+        self.prepare(ab, best);
+        if self.window.is_some() {
+            return None;
+        }
+        Some(self.obj.lipschitz_beta() * (1.0 / from - 1.0 / to).abs() * (1.0 + 1e-12))
     }
 
     /// Screens only while no expansion covers the probes (the expansion is exact and
@@ -442,6 +456,13 @@ impl Inner for BinaryNll {
 
     fn finish(&self, tau: f64, log_sum: f64) -> f64 {
         (self.positive_part / tau + log_sum) / self.abs_t.len() as f64
+    }
+
+    /// `NLL(beta) = (beta P + sum_i ln(1 + e^{-a_i beta})) / n`: its slope lies in
+    /// `[(P - sum_i a_i) / n, P / n]`, so `(P + n a_max) / n` bounds it.
+    fn lipschitz_beta(&self) -> f64 {
+        let n = self.abs_t.len() as f64;
+        (self.positive_part + n * self.a_max) / n
     }
 
     fn screen_log_sums(&self, taus: &[f64], out: &mut [(f64, f64)]) -> bool {
@@ -595,6 +616,12 @@ impl<T: Real> Inner for MulticlassNll<'_, T> {
 
     fn finish(&self, tau: f64, log_sum: f64) -> f64 {
         (self.margin / tau + log_sum) / self.stats.n as f64
+    }
+
+    /// `NLL(beta) = (beta M + sum_i ln(1 + sum_j e^{beta d_ij})) / n` (`M` the margin
+    /// sum, `-x_max <= d_ij <= 0`): its slope lies in `[M / n - x_max, M / n]`.
+    fn lipschitz_beta(&self) -> f64 {
+        self.margin / self.stats.n as f64 + self.x_max
     }
 
     /// Screening along the rows (from [`kernel::TRANSPOSE_BELOW_K`] classes).
