@@ -11,21 +11,18 @@
 //! Node times the calls.
 
 use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective, TemperatureOptions};
+use calibscope_core::split::SplitMix64;
 use std::cell::RefCell;
 
-struct Rng(u64);
+/// The bench's streams: SplitMix64 (the core's) and Box–Muller normals.
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next_u64(&mut self) -> u64 {
-        // SplitMix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.0.next_f64()
     }
     fn normal(&mut self) -> f64 {
         let (u, v) = (self.uniform().max(1e-300), self.uniform());
@@ -51,7 +48,7 @@ thread_local! {
 /// `n x k` f32 logits: N(0, 3^2) noise, the true class boosted by 6 in 80 % of rows.
 #[no_mangle]
 pub extern "C" fn setup_multiclass(n: usize, k: usize) {
-    let mut rng = Rng(7);
+    let mut rng = Rng(SplitMix64::new(7));
     let mut z = Vec::with_capacity(n * k);
     let mut y = Vec::with_capacity(n);
     for _ in 0..n {
@@ -73,7 +70,7 @@ pub extern "C" fn setup_multiclass(n: usize, k: usize) {
 /// `n` binary logits `s = 4 (2y - 1) + N(0, 3^2)`.
 #[no_mangle]
 pub extern "C" fn setup_binary(n: usize) {
-    let mut rng = Rng(11);
+    let mut rng = Rng(SplitMix64::new(11));
     let yb: Vec<u8> = (0..n).map(|_| (rng.next_u64() & 1) as u8).collect();
     let s = yb
         .iter()
