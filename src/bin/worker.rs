@@ -215,6 +215,7 @@ mod worker {
                 seed,
                 fraction,
             } => {
+                warm_up_now();
                 with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction));
                 // Platt and isotonic once the temperature answer is out (cancelled
                 // when a newer fit arrived meanwhile)
@@ -385,19 +386,39 @@ mod worker {
         });
     }
 
-    /// Once, after the first file's answer: [`engine::recal::warm_up`] in a task of
-    /// its own (a request that arrives meanwhile waits for it).
+    const WARM_UP_DELAY_MS: i32 = 1_500;
+
+    /// [`engine::recal::warm_up`], once: [`WARM_UP_DELAY_MS`] after the first file's
+    /// answer (the page's follow-up requests for the first view come first) when no
+    /// file is being read, or before the first fit if that comes sooner (the fit then
+    /// runs optimised code; the warm-up costs less than running it unoptimised).
     fn warm_up_once() {
         thread_local! {
-            static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+            static SCHEDULED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         }
-        if DONE.with(|d| d.replace(true)) {
+        if SCHEDULED.with(|d| d.replace(true)) {
             return;
         }
         wasm_bindgen_futures::spawn_local(async {
-            yield_now().await;
-            std::hint::black_box(engine::recal::warm_up());
+            // while a file is being read, later
+            loop {
+                sleep(WARM_UP_DELAY_MS).await;
+                if STATE.with(|s| s.borrow().reading.is_none()) {
+                    break;
+                }
+            }
+            warm_up_now();
         });
+    }
+
+    /// Runs the warm-up unless it already ran.
+    fn warm_up_now() {
+        thread_local! {
+            static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        }
+        if !DONE.with(|d| d.replace(true)) {
+            std::hint::black_box(engine::recal::warm_up());
+        }
     }
 
     fn is_cancelled(id: u64) -> bool {
@@ -406,8 +427,13 @@ mod worker {
 
     /// Lets the worker's event loop run (so a Cancel can arrive).
     async fn yield_now() {
+        sleep(0).await;
+    }
+
+    /// Resolves after `ms` milliseconds (a timer task).
+    async fn sleep(ms: i32) {
         let promise = Promise::new(&mut |resolve, _| {
-            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
         });
         let _ = JsFuture::from(promise).await;
     }

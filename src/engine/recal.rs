@@ -100,9 +100,10 @@ pub fn warm_up() -> [f64; 3] {
         },
         k: 10,
     };
-    let column: Vec<f64> = (0..n).map(|i| 0.02 + 0.96 * grid(i)).collect();
+    // binary samples are cheap: more of them, for the kernels to run long enough
+    let column: Vec<f64> = (0..20 * n).map(|i| 0.02 + 0.96 * grid(i)).collect();
     let binary_set = PredictionSet {
-        labels: (0..n)
+        labels: (0..20 * n)
             .map(|i| u32::from((column[i] > 0.5) ^ (i % 5 == 0)))
             .collect(),
         scores: Scores::Column {
@@ -117,8 +118,8 @@ pub fn warm_up() -> [f64; 3] {
     })
 }
 
-/// Rows of each of [`warm_up`]'s sets.
-const WARM_UP_ROWS: usize = 8_000;
+/// Rows of [`warm_up`]'s multiclass sets (its binary set has 20 times as many).
+const WARM_UP_ROWS: usize = 3_000;
 
 /// A set's sorted reading and its accuracy (for ConfCE^corr).
 type IndexedSet = (Indexed, Option<f64>);
