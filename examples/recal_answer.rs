@@ -16,44 +16,15 @@ use calibscope_app::engine::Session;
 use calibscope_core::recal::apply::recalibrate;
 use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective, TemperatureOptions};
 use calibscope_core::split::stratified_split;
+use calibscope_core::synth;
 use calibscope_core::{PredictionSet, Scores, Source, Values};
 use calibscope_io::{Dataset, Detection, Format};
 use std::time::Instant;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
-
 /// 100k x 100 f32 logits: N(0, 3^2) noise, the true class boosted by 6 in 80 % of rows.
 fn multiclass() -> PredictionSet {
     let (n, k) = (100_000, 100);
-    let mut rng = Rng(7);
-    let mut z = Vec::with_capacity(n * k);
-    let mut y = Vec::with_capacity(n);
-    for _ in 0..n {
-        let label = (rng.next_u64() % k as u64) as usize;
-        let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
-        for r in 0..k {
-            let b = if r == label { boost } else { 0.0 };
-            z.push((3.0 * rng.normal() + b) as f32);
-        }
-        y.push(label as u32);
-    }
+    let (z, y) = synth::boosted_logits(n, k, 7);
     PredictionSet {
         labels: y,
         scores: Scores::Matrix {
@@ -67,14 +38,8 @@ fn multiclass() -> PredictionSet {
 
 /// 1M binary logits `s = 4 (2y - 1) + N(0, 3^2)`.
 fn binary() -> PredictionSet {
-    let mut rng = Rng(11);
-    let y: Vec<u32> = (0..1_000_000)
-        .map(|_| (rng.next_u64() & 1) as u32)
-        .collect();
-    let s = y
-        .iter()
-        .map(|&v| 4.0 * (2.0 * v as f64 - 1.0) + 3.0 * rng.normal())
-        .collect();
+    let (s, y) = synth::separated_logits(1_000_000, 11);
+    let y = y.into_iter().map(u32::from).collect();
     PredictionSet {
         labels: y,
         scores: Scores::Column {

@@ -88,9 +88,11 @@ pub fn warm_up() -> [f64; 3] {
         },
         k: 24,
     };
-    let probs: Vec<f64> = (0..n * 10)
-        .map(|i| (0.05 + grid(i)) / (0..10).map(|j| 0.05 + grid(i / 10 * 10 + j)).sum::<f64>())
-        .collect();
+    let mut probs: Vec<f64> = (0..n * 10).map(|i| 0.05 + grid(i)).collect();
+    for row in probs.chunks_mut(10) {
+        let total: f64 = row.iter().sum();
+        row.iter_mut().for_each(|p| *p /= total);
+    }
     let prob_set = PredictionSet {
         labels: labels(10, &|i| probs[i]),
         scores: Scores::Matrix {

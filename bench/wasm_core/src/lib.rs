@@ -11,24 +11,8 @@
 //! Node times the calls.
 
 use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective, TemperatureOptions};
-use calibscope_core::split::SplitMix64;
+use calibscope_core::synth;
 use std::cell::RefCell;
-
-/// The bench's streams: SplitMix64 (the core's) and Box–Muller normals.
-struct Rng(SplitMix64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn uniform(&mut self) -> f64 {
-        self.0.next_f64()
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
 
 #[derive(Default)]
 struct Data {
@@ -45,21 +29,10 @@ thread_local! {
     static DATA: RefCell<Data> = RefCell::new(Data::default());
 }
 
-/// `n x k` f32 logits: N(0, 3^2) noise, the true class boosted by 6 in 80 % of rows.
+/// `n x k` f32 logits ([`synth::boosted_logits`], seed 7).
 #[no_mangle]
 pub extern "C" fn setup_multiclass(n: usize, k: usize) {
-    let mut rng = Rng(SplitMix64::new(7));
-    let mut z = Vec::with_capacity(n * k);
-    let mut y = Vec::with_capacity(n);
-    for _ in 0..n {
-        let label = (rng.next_u64() % k as u64) as usize;
-        let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
-        for r in 0..k {
-            let b = if r == label { boost } else { 0.0 };
-            z.push((3.0 * rng.normal() + b) as f32);
-        }
-        y.push(label as u32);
-    }
+    let (z, y) = synth::boosted_logits(n, k, 7);
     DATA.with(|d| {
         let mut d = d.borrow_mut();
         d.rows = (0..n).step_by(2).collect();
@@ -67,15 +40,10 @@ pub extern "C" fn setup_multiclass(n: usize, k: usize) {
     });
 }
 
-/// `n` binary logits `s = 4 (2y - 1) + N(0, 3^2)`.
+/// `n` binary logits ([`synth::separated_logits`], seed 11).
 #[no_mangle]
 pub extern "C" fn setup_binary(n: usize) {
-    let mut rng = Rng(SplitMix64::new(11));
-    let yb: Vec<u8> = (0..n).map(|_| (rng.next_u64() & 1) as u8).collect();
-    let s = yb
-        .iter()
-        .map(|&v| 4.0 * (2.0 * v as f64 - 1.0) + 3.0 * rng.normal())
-        .collect();
+    let (s, yb) = synth::separated_logits(n, 11);
     DATA.with(|d| {
         let mut d = d.borrow_mut();
         d.rows_b = (0..n).step_by(2).collect();

@@ -9,6 +9,7 @@ use calibscope_core::recal::{
     kernel, BinaryNll, GoldenProcedure, MulticlassNll, TemperatureObjective, TemperatureOptions,
 };
 use calibscope_core::split::stratified_split;
+use calibscope_core::synth;
 use divan::{black_box, Bencher};
 use std::sync::OnceLock;
 
@@ -64,23 +65,6 @@ fn min_cpu(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Logits `n x k`: N(0, 3^2) noise, the true class boosted by 6 in 80 % of the rows.
-fn logits(n: usize, k: usize, seed: u64) -> (Vec<f32>, Vec<u32>) {
-    let mut rng = Rng(seed);
-    let mut z = Vec::with_capacity(n * k);
-    let mut y = Vec::with_capacity(n);
-    for _ in 0..n {
-        let label = (rng.next_u64() % k as u64) as usize;
-        let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
-        for r in 0..k {
-            let b = if r == label { boost } else { 0.0 };
-            z.push((3.0 * rng.normal() + b) as f32);
-        }
-        y.push(label as u32);
-    }
-    (z, y)
-}
-
 /// Other shapes (`CPU_TIME=shapes`).
 fn shapes_report() {
     let contract = TemperatureOptions::default();
@@ -95,7 +79,7 @@ fn shapes_report() {
         (200_000, 3),
         (1_000_000, 2),
     ] {
-        let (z, y) = logits(n, k, 13);
+        let (z, y) = synth::boosted_logits(n, k, 13);
         for (what, opts) in [("contract", &contract), ("contract, direct", &direct)] {
             let t = min_cpu(2, || {
                 black_box(MulticlassNll::new(&z, k, &y, None).unwrap().fit(opts));
@@ -228,25 +212,6 @@ fn cpu_time_report() {
     );
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
-
 const N_MULTI: usize = 100_000;
 const K: usize = 100;
 const N_BINARY: usize = 1_000_000;
@@ -256,18 +221,7 @@ const N_BINARY: usize = 1_000_000;
 fn multiclass() -> &'static (Vec<f32>, Vec<u32>, Vec<usize>) {
     static DATA: OnceLock<(Vec<f32>, Vec<u32>, Vec<usize>)> = OnceLock::new();
     DATA.get_or_init(|| {
-        let mut rng = Rng(7);
-        let mut z = Vec::with_capacity(N_MULTI * K);
-        let mut y = Vec::with_capacity(N_MULTI);
-        for _ in 0..N_MULTI {
-            let label = (rng.next_u64() % K as u64) as usize;
-            let boost = if rng.uniform() < 0.8 { 6.0 } else { 0.0 };
-            for r in 0..K {
-                let b = if r == label { boost } else { 0.0 };
-                z.push((3.0 * rng.normal() + b) as f32);
-            }
-            y.push(label as u32);
-        }
+        let (z, y) = synth::boosted_logits(N_MULTI, K, 7);
         let rows = (0..N_MULTI).collect();
         (z, y, rows)
     })
@@ -276,15 +230,7 @@ fn multiclass() -> &'static (Vec<f32>, Vec<u32>, Vec<usize>) {
 /// Binary logits `s = 4 (2y - 1) + N(0, 3^2)`.
 fn binary() -> &'static (Vec<f64>, Vec<u8>) {
     static DATA: OnceLock<(Vec<f64>, Vec<u8>)> = OnceLock::new();
-    DATA.get_or_init(|| {
-        let mut rng = Rng(11);
-        let y: Vec<u8> = (0..N_BINARY).map(|_| (rng.next_u64() & 1) as u8).collect();
-        let s = y
-            .iter()
-            .map(|&v| 4.0 * (2.0 * v as f64 - 1.0) + 3.0 * rng.normal())
-            .collect();
-        (s, y)
-    })
+    DATA.get_or_init(|| synth::separated_logits(N_BINARY, 11))
 }
 
 const REUSE: TemperatureOptions = TemperatureOptions {

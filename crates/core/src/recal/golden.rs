@@ -346,6 +346,18 @@ impl Probes {
         (self.best_x, self.best_f) = (best_x, best_f);
     }
 
+    /// The trace row after `iteration` iterations with the bracket `(a, b)`.
+    fn step(&self, iteration: usize, (a, b): (f64, f64)) -> GoldenStep {
+        GoldenStep {
+            iteration,
+            lo: a,
+            hi: b,
+            width: b - a,
+            best_x: self.best_x,
+            best_f: self.best_f,
+        }
+    }
+
     fn one(&mut self, x: f64, ab: (f64, f64), eval: &mut impl Evaluator) -> f64 {
         self.exact(&[x], ab, eval)[0]
     }
@@ -417,14 +429,7 @@ pub(crate) fn golden_contract(
             if probes.screened > 0 {
                 probes.settle_best((a, b), eval);
             }
-            trace.push(GoldenStep {
-                iteration,
-                lo: a,
-                hi: b,
-                width: b - a,
-                best_x: probes.best_x,
-                best_f: probes.best_f,
-            });
+            trace.push(probes.step(iteration, (a, b)));
         }
     }
     let x = 0.5 * (a + b);
@@ -498,14 +503,7 @@ pub(crate) fn golden_reuse(
             fd = probes.one(d, (a, b), eval);
             probes.record(d, (fd, 0.0));
         }
-        trace.push(GoldenStep {
-            iteration,
-            lo: a,
-            hi: b,
-            width: b - a,
-            best_x: probes.best_x,
-            best_f: probes.best_f,
-        });
+        trace.push(probes.step(iteration, (a, b)));
         if b - a <= rel_width * 0.5 * (a + b) {
             break;
         }
