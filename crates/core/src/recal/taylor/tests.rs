@@ -34,6 +34,33 @@ mod windows {
         (a - b).abs() / b.abs()
     }
 
+    /// Asserts the window within `tol` (relative) of the direct kernel at `points + 1`
+    /// evenly spaced `beta` in `[lo, hi]`; returns the worst relative difference.
+    #[allow(clippy::too_many_arguments)]
+    fn check_window<T: crate::data::Real>(
+        w: &Window,
+        z: &[T],
+        k: usize,
+        stats: &RowStats<'_>,
+        (lo, hi): (f64, f64),
+        points: usize,
+        tol: f64,
+        what: &str,
+    ) -> f64 {
+        let mut worst: f64 = 0.0;
+        for i in 0..=points {
+            let beta = lo + (hi - lo) * i as f64 / points as f64;
+            let direct = multiclass_sums(z, k, stats, [LOG2_E * beta])[0];
+            let got = w.log_sum(beta);
+            worst = worst.max(rel(got, direct));
+            assert!(
+                rel(got, direct) < tol,
+                "{what}, beta {beta}: {got} vs {direct}"
+            );
+        }
+        worst
+    }
+
     #[test]
     fn multiclass_window_matches_the_direct_sum() {
         let mut worst: f64 = 0.0;
@@ -69,13 +96,8 @@ mod windows {
         };
         for (lo, hi) in [(0.5, 0.505), (1.0, 1.0399), (0.1, 0.10399), (19.0, 19.759)] {
             let w = multiclass_window(&z, k, &stats, x_max, lo, hi).expect("narrow enough");
-            for i in 0..=20 {
-                let beta = lo + (hi - lo) * i as f64 / 20.0;
-                let direct = multiclass_sums(&z, k, &stats, [LOG2_E * beta])[0];
-                let got = w.log_sum(beta);
-                worst = worst.max(rel(got, direct));
-                assert!(rel(got, direct) < 4e-16, "beta {beta}: {got} vs {direct}");
-            }
+            let found = check_window(&w, &z, k, &stats, (lo, hi), 20, 4e-16, "built");
+            worst = worst.max(found);
         }
         // re-centred windows: narrower brackets inside, lower orders
         let mut w = multiclass_window(&z, k, &stats, x_max, 1.0, 1.0399).unwrap();
@@ -85,16 +107,9 @@ mod windows {
             let target = 1.0 + 0.0399 * 0.7;
             (lo, hi) = (lo + 0.4 * (target - lo), hi - 0.4 * (hi - target));
             w.recenter(lo, hi);
-            for i in 0..=10 {
-                let beta = lo + (hi - lo) * i as f64 / 10.0;
-                let direct = multiclass_sums(&z, k, &stats, [LOG2_E * beta])[0];
-                let got = w.log_sum(beta);
-                worst = worst.max(rel(got, direct));
-                assert!(
-                    rel(got, direct) < 4e-16,
-                    "step {step}, beta {beta}: {got} vs {direct}"
-                );
-            }
+            let what = format!("step {step}");
+            let found = check_window(&w, &z, k, &stats, (lo, hi), 10, 4e-16, &what);
+            worst = worst.max(found);
         }
         eprintln!("multiclass window: worst relative difference {worst:e}");
         assert_eq!(
@@ -137,16 +152,9 @@ mod windows {
         let mut became_series = false;
         let mut worst: f64 = 0.0;
         for step in 0..40 {
-            for i in 0..=10 {
-                let beta = lo + (hi - lo) * i as f64 / 10.0;
-                let direct = multiclass_sums(&z, k, &stats, [LOG2_E * beta])[0];
-                let got = w.log_sum(beta);
-                worst = worst.max(rel(got, direct));
-                assert!(
-                    rel(got, direct) < 1e-15,
-                    "step {step}, beta {beta}: {got} vs {direct}"
-                );
-            }
+            let what = format!("step {step}");
+            let found = check_window(&w, &z, k, &stats, (lo, hi), 10, 1e-15, &what);
+            worst = worst.max(found);
             let target = 0.6 + 0.37 / x_max;
             (lo, hi) = (lo + 0.38 * (target - lo), hi - 0.38 * (hi - target));
             w.recenter(lo, hi);
