@@ -5,7 +5,7 @@
 //!
 //! ```json
 //! {"schema": "calibscope-record/1",
-//!  "producer": {"name": "calibscope-cli", "version": "0.2.0", "build": "…"},
+//!  "producer": {"name": "calibscope-cli", "version": "0.2.1", "build": "…"},
 //!  "inputs": [{"name": "preds.csv", "size": 1234, "sha256": "3fa2…"}],
 //!  "mapping": {…}, "options": {"m_values": [15], "recalibration": {"seed": 0, "fraction": 0.5}, "roc_max_n": 300},
 //!  "settings": {… the full view state …},

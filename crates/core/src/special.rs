@@ -154,12 +154,47 @@ impl Point {
     }
 }
 
+/// The shape parameters of a Beta distribution with what every evaluation at them
+/// needs: `ln B(a, b)` and, when both are large, Stirling's corrections
+/// `delta(a) + delta(b) - delta(a + b)` of the deviance form below. A quantile search
+/// evaluates `I_x(a, b)` at several `x` for the same shape and computes these once.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    a: f64,
+    b: f64,
+    ln_beta: f64,
+    /// `Some(corr)` when `a >= 10` and `b >= 10`.
+    stirling: Option<f64>,
+}
+
+impl Shape {
+    fn new(a: f64, b: f64) -> Shape {
+        let stirling = (a >= 10.0 && b >= 10.0)
+            .then(|| stirling_delta(a) + stirling_delta(b) - stirling_delta(a + b));
+        Shape {
+            a,
+            b,
+            ln_beta: ln_beta(a, b),
+            stirling,
+        }
+    }
+    /// The shape of `1 - X` for `X ~ Beta(a, b)`.
+    fn swapped(self) -> Shape {
+        Shape {
+            a: self.b,
+            b: self.a,
+            ..self
+        }
+    }
+}
+
 /// `ln( x^a y^b / B(a, b) )`. When both parameters are large and `x` is near the mean
 /// `a / (a + b)`, the two large logarithms are combined as
 /// `a (ln1p(t) - t) + b (ln1p(-s) + s)`, `t = d/a`, `s = d/b`, `d = x (a+b) - a`,
 /// whose linear terms cancel exactly (Loader's deviance form).
-fn ln_prefactor(a: f64, b: f64, pt: Point) -> f64 {
-    if a >= 10.0 && b >= 10.0 {
+fn ln_prefactor(shape: &Shape, pt: Point) -> f64 {
+    let (a, b) = (shape.a, shape.b);
+    if let Some(corr) = shape.stirling {
         let c = a + b;
         let d = if pt.x <= pt.y {
             pt.x * c - a
@@ -168,48 +203,66 @@ fn ln_prefactor(a: f64, b: f64, pt: Point) -> f64 {
         };
         let (t, s) = (d / a, d / b);
         if t.abs() <= 0.5 && s.abs() <= 0.5 {
-            let corr = stirling_delta(a) + stirling_delta(b) - stirling_delta(c);
             return a * (t.ln_1p() - t) + b * ((-s).ln_1p() + s) + 0.5 * (a / c * b).ln()
                 - LN_SQRT_2PI
                 - corr;
         }
     }
-    a * pt.ln_x + b * pt.ln_y - ln_beta(a, b)
+    a * pt.ln_x + b * pt.ln_y - shape.ln_beta
 }
 
-/// Continued fraction of the incomplete beta function (Numerical Recipes' `betacf`,
-/// modified Lentz): `I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * betacf(a, b, x)`, converging
-/// fast for `x < (a + 1) / (a + b + 2)`.
+/// Continued fraction of the incomplete beta function (Numerical Recipes' `betacf`):
+/// `I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * betacf(a, b, x)`, with
+/// `betacf = 1 / (1 + d_1 / (1 + d_2 / (1 + ...)))`,
+/// `d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1))`, `d_{2m} = m(b-m) x / ((a+2m-1)(a+2m))`,
+/// converging fast for `x < (a + 1) / (a + b + 2)`.
+///
+/// Evaluated by the forward recurrence of its convergents `B_n / A_n`
+/// (`A_n = A_{n-1} + d_n A_{n-2}`, the same for `B`), not by Lentz's method: the
+/// recurrence's critical path is a multiplication and an addition per term where Lentz's is two
+/// divisions, and the one division per pair of terms (the convergence test) is off
+/// that path. `A`, `B` are rescaled by exact powers of two when they grow or shrink.
 fn betacf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     const MAX_ITER: u32 = 100_000;
-    let fix = |v: f64| if v.abs() < TINY { TINY } else { v };
+    const BIG: f64 = 1.157_920_892_373_162e77; // 2^256
+    const BIG_INV: f64 = 8.636_168_555_094_445e-78; // 2^-256
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 / fix(1.0 - qab * x / qap);
-    let mut h = d;
+    // n = 0: A = B = 1; n = 1: A = 1 + d_1, B = 1 (with A_{-1} = 1, B_{-1} = 0).
+    let (mut a_prev, mut b_prev) = (1.0, 1.0);
+    let (mut a_cur, mut b_cur) = (1.0 - qab * x / qap, 1.0);
+    let mut h = b_cur / a_cur;
     for m in 1..=MAX_ITER {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 / fix(1.0 + aa * d);
-        c = fix(1.0 + aa / c);
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 / fix(1.0 + aa * d);
-        c = fix(1.0 + aa / c);
-        let del = d * c;
-        h *= del;
-        if (del - 1.0).abs() <= f64::EPSILON {
-            break;
+        let d_even = m * (b - m) * x / ((qam + m2) * (a + m2));
+        let d_odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        let (a_even, b_even) = (a_cur + d_even * a_prev, b_cur + d_even * b_prev);
+        let (a_odd, b_odd) = (a_even + d_odd * a_cur, b_even + d_odd * b_cur);
+        (a_prev, b_prev, a_cur, b_cur) = (a_even, b_even, a_odd, b_odd);
+        let scale = a_cur.abs();
+        if scale > BIG {
+            (a_prev, b_prev, a_cur, b_cur) = (
+                a_prev * BIG_INV,
+                b_prev * BIG_INV,
+                a_cur * BIG_INV,
+                b_cur * BIG_INV,
+            );
+        } else if scale < BIG_INV {
+            (a_prev, b_prev, a_cur, b_cur) = (a_prev * BIG, b_prev * BIG, a_cur * BIG, b_cur * BIG);
         }
+        let next = b_cur / a_cur;
+        if (next - h).abs() <= f64::EPSILON * next.abs() {
+            return next;
+        }
+        h = next;
     }
     h
 }
 
 /// `(ln I_x(a, b), ln of the density factor x^a y^b / B(a, b))` at an interior point.
-fn ln_ibeta(a: f64, b: f64, pt: Point) -> (f64, f64) {
-    let ln_pre = ln_prefactor(a, b, pt);
+fn ln_ibeta(shape: &Shape, pt: Point) -> (f64, f64) {
+    let (a, b) = (shape.a, shape.b);
+    let ln_pre = ln_prefactor(shape, pt);
     let ln_i = if pt.x < (a + 1.0) / (a + b + 2.0) {
         ln_pre + (betacf(a, b, pt.x) / a).ln()
     } else {
@@ -226,7 +279,7 @@ fn ln_ibeta(a: f64, b: f64, pt: Point) -> (f64, f64) {
 /// Regularized incomplete beta function (the Beta(a, b) CDF)
 /// `I_x(a, b) = (1 / B(a, b)) * integral_0^x t^(a-1) (1-t)^(b-1) dt`.
 ///
-/// Continued fraction (modified Lentz) on the side of the mean where it converges
+/// Continued fraction ([`betacf`]) on the side of the mean where it converges
 /// fast, `1 - I_{1-x}(b, a)` on the other, with the prefactor `x^a (1-x)^b / B(a, b)`
 /// computed without cancellation for large `a`, `b`. Measured: within 4e-15 absolute;
 /// relative error ~1e-15 in the bulk, growing like `max(a, b) * eps` in far tails (the
@@ -244,7 +297,7 @@ pub fn beta_cdf(x: f64, a: f64, b: f64) -> f64 {
     if x >= 1.0 {
         return 1.0;
     }
-    ln_ibeta(a, b, Point::from_x(x)).0.exp()
+    ln_ibeta(&Shape::new(a, b), Point::from_x(x)).0.exp()
 }
 
 fn valid_shape(s: f64) -> bool {
@@ -257,12 +310,17 @@ fn valid_shape(s: f64) -> bool {
 /// Closed forms for `a = 1` (`x = 1 - (1-p)^(1/b)`) and `b = 1` (`x = p^(1/a)`).
 /// Otherwise the problem is taken on its small side (`I_x(a, b) = p` for `p <= 1/2`,
 /// `I_y(b, a) = 1 - p` with `y = 1 - x` else) and solved for `w = ln x` (resp. `ln y`)
-/// by Newton's method on `ln I` (exact for the power-law tails, monotone for most
+/// by Halley's method on `ln I` (Newton's where Halley's correction is large; Newton
+/// is exact for the power-law tails, monotone for most
 /// shapes), safeguarded by bisection on a bracket, from the usual normal or power-law
 /// starting guess. Returning `x = exp(w)` or `x = -expm1(w)` keeps full relative
-/// accuracy of small `x` and of small `1 - x`. Measured against 160-bit references
-/// (1,258 cases, shapes 0.01 to 1e7): within 3e-15 absolute, a few ulps for moderate
-/// shapes, up to ~1e-11 relative for a result near 0 (or 1) when the other shape is ~1e6.
+/// accuracy of small `x` and of small `1 - x`. Against 60-digit references of
+/// Clopper–Pearson shapes (`tests/beta_refs.rs`, n up to 20,000): a few ulps up to
+/// n = 100, at most n/4 ulps beyond (the tails' conditioning), 0.8 ulp on average for
+/// bins of 300–700 samples. Measured earlier against 160-bit references over shapes
+/// 0.01 to 1e7 (1,258 cases, with Newton's method and Lentz's evaluation of the
+/// continued fraction): within 3e-15 absolute, up to ~1e-11 relative for a result near
+/// 0 (or 1) when the other shape is ~1e6.
 ///
 /// Edge cases: `NaN` in any argument, `a <= 0`, `b <= 0`, an infinite parameter or
 /// `p` outside `[0, 1]` give `NaN`; `p = 0` gives 0 and `p = 1` gives 1. Results that
@@ -285,10 +343,11 @@ pub fn beta_quantile(p: f64, a: f64, b: f64) -> f64 {
         // I_x(a, 1) = x^a
         return (p.ln() / a).exp();
     }
+    let shape = Shape::new(a, b);
     if p <= 0.5 {
-        solve_ln_x(p, a, b).exp()
+        solve_ln_x(p, &shape).exp()
     } else {
-        -solve_ln_x(1.0 - p, b, a).exp_m1()
+        -solve_ln_x(1.0 - p, &shape.swapped()).exp_m1()
     }
 }
 
@@ -333,8 +392,9 @@ fn initial_ln_x(p: f64, a: f64, b: f64) -> f64 {
 }
 
 /// Solves `ln I_{exp(w)}(a, b) = ln p` for `w < 0`, `0 < p <= 1/2`.
-fn solve_ln_x(p: f64, a: f64, b: f64) -> f64 {
+fn solve_ln_x(p: f64, shape: &Shape) -> f64 {
     const MAX_ITER: usize = 200;
+    let (a, b) = (shape.a, shape.b);
     let ln_p = p.ln();
     // Bracket: g(lo) < 0 < g(hi); g(0) = -ln p > 0.
     let mut lo = f64::NEG_INFINITY;
@@ -343,7 +403,7 @@ fn solve_ln_x(p: f64, a: f64, b: f64) -> f64 {
     let mut last_step = f64::INFINITY;
     for _ in 0..MAX_ITER {
         let pt = Point::from_ln_x(w);
-        let (ln_i, ln_pre) = ln_ibeta(a, b, pt);
+        let (ln_i, ln_pre) = ln_ibeta(shape, pt);
         let g = ln_i - ln_p;
         if g == 0.0 {
             return w;
@@ -355,7 +415,17 @@ fn solve_ln_x(p: f64, a: f64, b: f64) -> f64 {
         }
         // d ln I / d ln x = x pdf(x) / I = x^a y^(b-1) / (B I)
         let slope = (ln_pre - pt.ln_y - ln_i).exp();
-        let mut next = w - g / slope;
+        // Halley's correction of the Newton step: with s = slope,
+        // d^2 ln I / d(ln x)^2 = s (a - (b - 1) x / y - s), from ln s = a w + (b-1) ln y
+        // - ln B - ln I. Taken when it is a correction (|r| < 1/2), else plain Newton.
+        let curvature = slope * (a - (b - 1.0) * (pt.x / pt.y) - slope);
+        let newton_step = g / slope;
+        let r = 0.5 * newton_step * curvature / slope;
+        let mut next = if r.abs() < 0.5 {
+            w - newton_step / (1.0 - r)
+        } else {
+            w - newton_step
+        };
         // a Newton step within rounding of `w` is convergence, not a reason to bisect
         // (the step may land on the bracket's end `lo` or `hi` = `w` itself)
         if (next - w).abs() <= 4.0 * f64::EPSILON * w.abs() {
