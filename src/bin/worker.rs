@@ -130,6 +130,7 @@ mod worker {
     }
 
     fn on_message(event: MessageEvent) {
+        LAST_REQUEST_MS.with(|t| t.set(now_ms()));
         let data = event.data();
         let json = Reflect::get(&data, &"json".into())
             .ok()
@@ -388,36 +389,61 @@ mod worker {
 
     const WARM_UP_DELAY_MS: i32 = 1_500;
 
-    /// [`engine::recal::warm_up`], once: [`WARM_UP_DELAY_MS`] after the first file's
-    /// answer (the page's follow-up requests for the first view come first) when no
-    /// file is being read, or before the first fit if that comes sooner (the fit then
-    /// runs optimised code; the warm-up costs less than running it unoptimised).
+    /// How long the page must have sent nothing before a piece of the warm-up runs.
+    const WARM_UP_QUIET_MS: f64 = 1_000.0;
+
+    thread_local! {
+        /// `performance.now()` of the page's last request.
+        static LAST_REQUEST_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+        /// The warm-up's fits not run yet (`None` before it is scheduled).
+        static WARM_UP_LEFT: std::cell::RefCell<Option<Vec<calibscope_core::PredictionSet>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+
+    fn now_ms() -> f64 {
+        scope().performance().map_or(0.0, |p| p.now())
+    }
+
+    /// [`engine::recal::warm_up`], once, one fit per task: from [`WARM_UP_DELAY_MS`]
+    /// after the first file's answer (the page's follow-up requests for the first view
+    /// come first), each fit when no file is being read and the page has sent nothing
+    /// for [`WARM_UP_QUIET_MS`] (a slider being moved is not held up), or all that is
+    /// left before the first fit if that comes sooner (the fit then runs optimised
+    /// code; the warm-up costs less than running it unoptimised).
     fn warm_up_once() {
-        thread_local! {
-            static SCHEDULED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        }
-        if SCHEDULED.with(|d| d.replace(true)) {
+        if WARM_UP_LEFT.with(|w| w.borrow().is_some()) {
             return;
         }
+        WARM_UP_LEFT.with(|w| *w.borrow_mut() = Some(engine::recal::warm_up_sets().into()));
         wasm_bindgen_futures::spawn_local(async {
-            // while a file is being read, later
+            sleep(WARM_UP_DELAY_MS).await;
             loop {
-                sleep(WARM_UP_DELAY_MS).await;
-                if STATE.with(|s| s.borrow().reading.is_none()) {
-                    break;
+                let quiet = now_ms() - LAST_REQUEST_MS.with(|t| t.get());
+                let reading = STATE.with(|s| s.borrow().reading.is_some());
+                if reading {
+                    sleep(WARM_UP_DELAY_MS).await;
+                    continue;
                 }
+                if quiet < WARM_UP_QUIET_MS {
+                    sleep((WARM_UP_QUIET_MS - quiet).max(50.0) as i32).await;
+                    continue;
+                }
+                let Some(set) = WARM_UP_LEFT.with(|w| w.borrow_mut().as_mut().and_then(Vec::pop))
+                else {
+                    break;
+                };
+                std::hint::black_box(engine::recal::warm_up_fit(&set));
+                yield_now().await;
             }
-            warm_up_now();
         });
     }
 
-    /// Runs the warm-up unless it already ran.
+    /// Runs what is left of the warm-up.
     fn warm_up_now() {
-        thread_local! {
-            static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        }
-        if !DONE.with(|d| d.replace(true)) {
-            std::hint::black_box(engine::recal::warm_up());
+        warm_up_once();
+        let left = WARM_UP_LEFT.with(|w| w.borrow_mut().as_mut().map(std::mem::take));
+        for set in left.unwrap_or_default() {
+            std::hint::black_box(engine::recal::warm_up_fit(&set));
         }
     }
 

@@ -60,6 +60,19 @@ fn since(start: Option<f64>) -> Option<f64> {
 /// fit would run its kernels (screening, windows, series) unoptimised. Deterministic;
 /// returns the fitted taus (so that nothing is optimised away).
 pub fn warm_up() -> [f64; 3] {
+    warm_up_sets().map(|set| warm_up_fit(&set))
+}
+
+/// One of [`warm_up`]'s fits (the worker runs them as separate tasks, so that a
+/// request arriving meanwhile waits for one fit only, ~20–60 ms).
+pub fn warm_up_fit(set: &PredictionSet) -> f64 {
+    let (run, _) = recalibrate_temperature_clocked(set, 0, 0.5, None);
+    run.temperature.map_or(f64::NAN, |t| t.fit.tau)
+}
+
+/// [`warm_up`]'s data sets: 24-class logits, 10-class probabilities, binary
+/// probabilities.
+pub fn warm_up_sets() -> [PredictionSet; 3] {
     let n = WARM_UP_ROWS;
     // a scrambled grid in [0, 1)
     let grid = |i: usize| ((i as u64 * 2_654_435_761) % 1_000) as f64 / 1_000.0;
@@ -114,10 +127,7 @@ pub fn warm_up() -> [f64; 3] {
         },
         k: 2,
     };
-    [logit_set, prob_set, binary_set].map(|set| {
-        let (run, _) = recalibrate_temperature_clocked(&set, 0, 0.5, None);
-        run.temperature.map_or(f64::NAN, |t| t.fit.tau)
-    })
+    [logit_set, prob_set, binary_set]
 }
 
 /// Rows of [`warm_up`]'s multiclass sets (its binary set has 20 times as many).
