@@ -1,9 +1,12 @@
 """Issue 9's native comparison: `calibscope audit` of each scale input (written by
 bench/gen_scale.mjs) against a Python script doing the comparable work with
 pandas/numpy + scikit-learn + torchmetrics, end to end (reading the file included),
-in the same run, one thread each.
+in the same run, one thread each (`--threads one`, the default: torch, numpy and
+calibscope `--threads 1`), or each with every core (`--threads all`: torch's and the
+BLAS' default thread counts, calibscope's default `--threads 0`, which runs the
+audit's independent sections side by side and parses large CSVs in parallel).
 
-    python bench/scale_peers.py DIR CALIBSCOPE [--repeat N] [--only probs|npz|npy]
+    python bench/scale_peers.py DIR CALIBSCOPE [--repeat N] [--only probs|npz|npy] [--threads one|all]
 
 The peer, per input: read (pandas.read_csv / numpy.load); probabilities (the CSV's
 columns, or a float64 softmax of the logits); torchmetrics MulticlassCalibrationError
@@ -39,7 +42,8 @@ def peer(kind: str, files: list) -> dict:
     from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
     from torchmetrics.classification import MulticlassCalibrationError
 
-    torch.set_num_threads(1)
+    if os.environ.get("PEER_THREADS", "one") == "one":
+        torch.set_num_threads(1)
     t = {}
     t0 = time.perf_counter()
     logits = None
@@ -104,11 +108,18 @@ def peer(kind: str, files: list) -> dict:
     return t
 
 
-def timed(cmd: list) -> dict:
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def timed(cmd: list, threads: str) -> dict:
     """Runs `cmd` under /usr/bin/time: wall, CPU (user + sys) seconds, peak RSS MB."""
     fmt = "%e %U %S %M"
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
+    env["PEER_THREADS"] = threads
+    if threads == "one":
+        env.update({k: "1" for k in THREAD_VARS})
     r = subprocess.run(["/usr/bin/time", "-f", fmt, *cmd], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                       stderr=subprocess.PIPE, text=True, env=env)
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {r.stderr[-2000:]}")
     wall, user, system, rss = r.stderr.strip().splitlines()[-1].split()
@@ -131,7 +142,12 @@ def main() -> None:
     d, exe = Path(sys.argv[1]), sys.argv[2]
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
-    results = {}
+    threads = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv else "one"
+    if threads not in ("one", "all"):
+        raise SystemExit("--threads takes one or all")
+    cs_threads = ["--threads", "1" if threads == "one" else "0"]
+    print(f"threads: {threads}", flush=True)
+    results = {"threads": threads}
     for kind, names in INPUTS.items():
         if only and kind != only:
             continue
@@ -139,14 +155,13 @@ def main() -> None:
         size = sum(os.path.getsize(f) for f in files)
         pr, steps = [], None
         for _ in range(repeat):
-            pr.append(timed([sys.executable, __file__, "--peer", kind, *files]))
+            pr.append(timed([sys.executable, __file__, "--peer", kind, *files], threads))
             steps = json.loads(pr[-1]["stdout"].strip().splitlines()[-1])
-        full = best([timed([exe, "audit", *files, "--json", "--bins", "15"]) for _ in range(repeat)])
-        norecal = best([timed([exe, "audit", *files, "--json", "--bins", "15", "--no-recalibration"])
-                        for _ in range(repeat)])
+        audit = [exe, "audit", *files, "--json", "--bins", "15", *cs_threads]
+        full = best([timed(audit, threads) for _ in range(repeat)])
+        norecal = best([timed([*audit, "--no-recalibration"], threads) for _ in range(repeat)])
         # the peer's work: the metrics and a temperature fit (no Platt, no isotonic)
-        temp = best([timed([exe, "audit", *files, "--json", "--bins", "15", "--temperature-only"])
-                     for _ in range(repeat)])
+        temp = best([timed([*audit, "--temperature-only"], threads) for _ in range(repeat)])
         peer_best = best(pr)
         results[kind] = {"files": names, "bytes": size, "peer": peer_best, "peer_steps": steps,
                          "calibscope": full, "calibscope_no_recal": norecal,
@@ -165,7 +180,7 @@ def main() -> None:
               f"CPU {results[kind]['ratio_cpu_temperature_only']:.1f}x", flush=True)
         print(f"  peer steps (s): { {k: round(v, 3) for k, v in steps.items() if k != 'values'} }", flush=True)
         print(f"  peer values: {steps['values']}", flush=True)
-    (d / "peers.json").write_text(json.dumps(results, indent=2))
+    (d / f"peers_{threads}.json").write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ mod flips_record;
 pub mod flips_summary;
 mod markdown;
 mod multi;
+mod parallel;
 mod recal_files;
 mod recalibration;
 mod record;
@@ -19,6 +20,7 @@ pub mod summary;
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
 use calibscope_io::{Dataset, ParseErrors};
+use recalibration::recalibration_json_in;
 use serde_json::{json, Map, Value};
 
 pub use flips_record::{
@@ -26,6 +28,7 @@ pub use flips_record::{
 };
 pub use markdown::{markdown, record_markdown};
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
+pub use parallel::Sections;
 pub use recal_files::{
     evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,
 };
@@ -119,12 +122,30 @@ pub fn input_json(set: &PredictionSet, info: &FileInfo) -> Value {
 
 /// The full audit of one valid prediction set as `calibscope-audit/1` JSON.
 pub fn audit_json(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) -> Value {
+    audit_json_in(set, info, options, Sections::Sequential)
+}
+
+/// [`audit_json`], its independent sections (the audit of the whole set, the
+/// recalibration section, the ledgers within it) run as `sections` says.
+pub fn audit_json_in(
+    set: &PredictionSet,
+    info: &FileInfo,
+    options: &AuditOptions,
+    sections: Sections,
+) -> Value {
     let settings = AuditSettings {
         m_values: options.m_values.clone(),
         roc_curve: set.n() <= options.roc_max_n,
         ..AuditSettings::default()
     };
-    let audit = Audit::compute(set, &settings);
+    let recalibration = options
+        .recalibration
+        .as_ref()
+        .filter(|_| set.kind() != calibscope_core::Kind::TopLabel);
+    let (audit, recalibration) = sections.join(
+        || Audit::compute(set, &settings),
+        || recalibration.map(|recal| recalibration_json_in(set, recal, sections)),
+    );
     let mut out = Map::new();
     out.insert("schema".into(), json!(SCHEMA));
     out.insert("file".into(), json!(info.file));
@@ -135,10 +156,8 @@ pub fn audit_json(set: &PredictionSet, info: &FileInfo, options: &AuditOptions) 
     out.insert("input_error".into(), json!(false));
     out.insert("m_values".into(), json!(options.m_values));
     sections::insert_all(&mut out, &audit, &options.m_values);
-    if let Some(recal) = &options.recalibration {
-        if set.kind() != calibscope_core::Kind::TopLabel {
-            out.insert("recalibration".into(), recalibration_json(set, recal));
-        }
+    if let Some(recalibration) = recalibration {
+        out.insert("recalibration".into(), recalibration);
     }
     Value::Object(out)
 }
@@ -189,6 +208,17 @@ pub fn audit_document(
     name: &str,
     options: &AuditOptions,
 ) -> Value {
+    audit_document_in(parsed, name, options, Sections::Sequential)
+}
+
+/// [`audit_document`], a single model's independent sections run as `sections` says
+/// (see [`audit_json_in`]).
+pub fn audit_document_in(
+    parsed: &Result<Dataset, ParseErrors>,
+    name: &str,
+    options: &AuditOptions,
+    sections: Sections,
+) -> Value {
     let dataset = match parsed {
         Ok(d) => d,
         Err(errors) => return input_error_json(name, errors),
@@ -207,7 +237,7 @@ pub fn audit_document(
             },
             format: dataset.format.name().to_string(),
         };
-        audit_json(&dataset.models[0].1, &info, options)
+        audit_json_in(&dataset.models[0].1, &info, options, sections)
     } else {
         multi_model_json(
             &dataset.models,

@@ -1,7 +1,7 @@
 //! The recalibration section: split, before/after ledgers on the evaluation split,
 //! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6).
 
-use crate::num;
+use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{
@@ -261,12 +261,22 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
+    recalibration_json_in(set, settings, Sections::Sequential)
+}
+
+/// [`recalibration_json`], the ledger before and the methods' sections (each with its
+/// ledger after) run as `sections` says.
+pub(crate) fn recalibration_json_in(
+    set: &PredictionSet,
+    settings: &RecalibrationSettings,
+    sections: Sections,
+) -> Value {
     let r = if settings.platt_and_isotonic {
         recalibrate(set, settings.seed, settings.fraction)
     } else {
         recalibrate_temperature_only(set, settings.seed, settings.fraction)
     };
-    recalibration_json_of(set, settings, &r)
+    section_json(set, settings, &r, sections)
 }
 
 /// The `recalibration` section of `set` from its recalibration `r` (which must be
@@ -277,31 +287,40 @@ pub fn recalibration_json_of(
     settings: &RecalibrationSettings,
     r: &Recalibration,
 ) -> Value {
+    section_json(set, settings, r, Sections::Sequential)
+}
+
+fn section_json(
+    set: &PredictionSet,
+    settings: &RecalibrationSettings,
+    r: &Recalibration,
+    sections: Sections,
+) -> Value {
     let kind = set.kind();
+    let (before, (temperature, platt, isotonic)) = sections.join(
+        || ledger_json(&r.before),
+        || {
+            let temperature = match &r.temperature {
+                Ok(t) => temperature_json(t, kind),
+                Err(reason) => json!({"tau": null, "undefined": reason.to_string()}),
+            };
+            let platt = match &r.platt {
+                Ok(p) => platt_json(p),
+                Err(reason) => json!({"params": null, "undefined": reason.to_string()}),
+            };
+            let isotonic = match &r.isotonic {
+                Ok(p) => isotonic_json(p, kind),
+                Err(reason) => undefined(reason),
+            };
+            (temperature, platt, isotonic)
+        },
+    );
     let mut o = Map::new();
     o.insert("split".into(), split_json(r, settings, set.n()));
-    o.insert("before".into(), ledger_json(&r.before));
-    o.insert(
-        "temperature".into(),
-        match &r.temperature {
-            Ok(t) => temperature_json(t, kind),
-            Err(reason) => json!({"tau": null, "undefined": reason.to_string()}),
-        },
-    );
-    o.insert(
-        "platt".into(),
-        match &r.platt {
-            Ok(p) => platt_json(p),
-            Err(reason) => json!({"params": null, "undefined": reason.to_string()}),
-        },
-    );
-    o.insert(
-        "isotonic".into(),
-        match &r.isotonic {
-            Ok(p) => isotonic_json(p, kind),
-            Err(reason) => undefined(reason),
-        },
-    );
+    o.insert("before".into(), before);
+    o.insert("temperature".into(), temperature);
+    o.insert("platt".into(), platt);
+    o.insert("isotonic".into(), isotonic);
     if r.exact_zero_one_probabilities {
         o.insert(
             "warnings".into(),

@@ -4,7 +4,7 @@
 
 mod support;
 
-use calibscope_audit::{audit_document, AuditOptions};
+use calibscope_audit::{audit_document, audit_document_in, AuditOptions, Sections};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -64,6 +64,13 @@ fn check_dir(dir: &str) -> usize {
             .to_string_lossy()
             .into_owned();
         let got = audit_document(&parsed, &name, &options);
+        // the CLI's way (sections on two threads) gives the same document, value for value
+        let threaded = audit_document_in(&parsed, &name, &options, Sections::Threads);
+        if threaded != got {
+            failures.push(format!(
+                "{name}: the document differs with Sections::Threads"
+            ));
+        }
         for m in support::compare::compare(&got, &expected) {
             failures.push(format!("{name}: {}: {}", m.path, m.detail));
         }

@@ -3,9 +3,9 @@
 
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
-    audit_document, evaluation_after, fitted_params_json, markdown, parse_options,
+    audit_document_in, evaluation_after, fitted_params_json, markdown, parse_options,
     recalibrate_rows, recalibrated_csv, record_markdown, AuditOptions, Method as RecalMethod,
-    RecalibrationSettings,
+    RecalibrationSettings, Sections,
 };
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
@@ -141,7 +141,13 @@ pub fn audit(args: AuditArgs) -> Outcome {
         roc_max_n: 300,
     };
     let name = args.files[0].display().to_string();
-    let doc = audit_document(&parsed, &name, &audit_options);
+    // the audit of the whole set and the recalibration section (and its ledgers) run
+    // side by side on a machine with more than one core: the same document either way
+    let sections = match args.threads {
+        1 => Sections::Sequential,
+        _ => Sections::available(),
+    };
+    let doc = audit_document_in(&parsed, &name, &audit_options, sections);
     let quiet = args.exports() && !args.markdown;
     let record = match (&parsed, args.exports()) {
         (Ok(dataset), true) => {

@@ -136,6 +136,12 @@ struct AuditArgs {
     /// Fraction of each class in the calibration split.
     #[arg(long, default_value_t = 0.5)]
     cal_fraction: f64,
+    /// Threads: 1 computes the audit's sections one after the other; 0 (the default)
+    /// runs independent sections (the whole set's audit, the recalibration section, its
+    /// ledgers) side by side when the machine has more than one core. The output is
+    /// the same.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
     #[command(flatten)]
     flips: FlipsRecordArgs,
     #[command(flatten)]

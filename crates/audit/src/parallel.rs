@@ -1,0 +1,61 @@
+//! How an audit's independent sections run: one after the other (the web worker: wasm
+//! has no threads) or two at a time on threads (the CLI). The result is the same
+//! either way, value for value: each section is computed by the same code on the same
+//! input, only when it runs changes.
+
+/// One after the other, or two at a time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sections {
+    /// On the calling thread, in order (the only choice on `wasm32-unknown-unknown`).
+    #[default]
+    Sequential,
+    /// Two independent sections at a time: the second on a scoped thread.
+    Threads,
+}
+
+impl Sections {
+    /// [`Sections::Threads`] when the machine has more than one core, else sequential.
+    pub fn available() -> Sections {
+        match std::thread::available_parallelism() {
+            Ok(n) if n.get() > 1 => Sections::Threads,
+            _ => Sections::Sequential,
+        }
+    }
+
+    /// Runs `a` and `b` and returns both results; with [`Sections::Threads`] `b` runs
+    /// on a scoped thread while `a` runs here. A panic in either is propagated as is.
+    pub fn join<A: Send, B: Send>(
+        self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        match self {
+            Sections::Sequential => (a(), b()),
+            Sections::Threads => std::thread::scope(|scope| {
+                let b = scope.spawn(b);
+                let a = a();
+                let b = b.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (a, b)
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sections;
+
+    #[test]
+    fn both_ways_give_both_results_in_order() {
+        for s in [Sections::Sequential, Sections::Threads] {
+            let (a, b) = s.join(|| (0..1000u64).sum::<u64>(), || "b".repeat(3));
+            assert_eq!((a, b.as_str()), (499_500, "bbb"));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "section b failed")]
+    fn a_panic_on_the_thread_reaches_the_caller() {
+        Sections::Threads.join(|| 1, || -> u32 { panic!("section b failed") });
+    }
+}
