@@ -211,8 +211,8 @@ pub fn audit_document(
     audit_document_in(parsed, name, options, Sections::Sequential)
 }
 
-/// [`audit_document`], a single model's independent sections run as `sections` says
-/// (see [`audit_json_in`]).
+/// [`audit_document`], a single model's independent sections (see [`audit_json_in`])
+/// or several models' audits run as `sections` says.
 pub fn audit_document_in(
     parsed: &Result<Dataset, ParseErrors>,
     name: &str,
@@ -239,11 +239,12 @@ pub fn audit_document_in(
         };
         audit_json_in(&dataset.models[0].1, &info, options, sections)
     } else {
-        multi_model_json(
+        multi::multi_model_json_in(
             &dataset.models,
             dataset.format.name(),
             &file,
             &options.m_values,
+            sections,
         )
     }
 }

@@ -1,7 +1,7 @@
 //! Multi-model audits: per-model binning-free metrics and ranking metrics, and the
 //! ranking-flips section (METRICS.md §4.1).
 
-use crate::num;
+use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{ranking_sweep, spearman};
@@ -64,14 +64,23 @@ pub fn multi_model_json(
     file: &str,
     m_values: &[usize],
 ) -> Value {
+    multi_model_json_in(models, format, file, m_values, Sections::Sequential)
+}
+
+/// [`multi_model_json`], the models audited as `sections` says (two at a time on
+/// threads, or one after the other).
+pub(crate) fn multi_model_json_in(
+    models: &[(String, PredictionSet)],
+    format: &str,
+    file: &str,
+    m_values: &[usize],
+    sections: Sections,
+) -> Value {
     let settings = AuditSettings {
         m_values: m_values.to_vec(),
         ..AuditSettings::default()
     };
-    let audits: Vec<Audit> = models
-        .iter()
-        .map(|(_, s)| Audit::compute(s, &settings))
-        .collect();
+    let audits: Vec<Audit> = sections.map(models, |(_, s)| Audit::compute(s, &settings));
     let names: Vec<&str> = models.iter().map(|(n, _)| n.as_str()).collect();
     let first = &models[0].1;
     let mut per_model = Map::new();

@@ -39,6 +39,16 @@ impl Sections {
             }),
         }
     }
+
+    /// `f` of every item, in order; with [`Sections::Threads`] the second half of the
+    /// items is done on a scoped thread.
+    pub fn map<T: Sync, R: Send>(self, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+        let (first, second) = items.split_at(items.len().div_ceil(2));
+        let each = |part: &[T]| part.iter().map(&f).collect::<Vec<R>>();
+        let (mut out, rest) = self.join(|| each(first), || each(second));
+        out.extend(rest);
+        out
+    }
 }
 
 #[cfg(test)]
@@ -50,6 +60,17 @@ mod tests {
         for s in [Sections::Sequential, Sections::Threads] {
             let (a, b) = s.join(|| (0..1000u64).sum::<u64>(), || "b".repeat(3));
             assert_eq!((a, b.as_str()), (499_500, "bbb"));
+        }
+    }
+
+    #[test]
+    fn map_keeps_the_order() {
+        for s in [Sections::Sequential, Sections::Threads] {
+            for n in [0, 1, 2, 5] {
+                let items: Vec<usize> = (0..n).collect();
+                let got = s.map(&items, |i| i * 10);
+                assert_eq!(got, items.iter().map(|i| i * 10).collect::<Vec<_>>());
+            }
         }
     }
 
