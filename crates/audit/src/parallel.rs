@@ -16,6 +16,9 @@ pub enum Sections {
 impl Sections {
     /// [`Sections::Threads`] when the machine has more than one core, else sequential.
     pub fn available() -> Sections {
+        #[cfg(target_arch = "wasm32")]
+        return Sections::Sequential;
+        #[cfg(not(target_arch = "wasm32"))]
         match std::thread::available_parallelism() {
             Ok(n) if n.get() > 1 => Sections::Threads,
             _ => Sections::Sequential,
@@ -30,7 +33,12 @@ impl Sections {
         b: impl FnOnce() -> B + Send,
     ) -> (A, B) {
         match self {
+            // wasm32-unknown-unknown has no threads (and the worker's bundle is lighter
+            // without std's thread machinery): sequential there whatever is asked
             Sections::Sequential => (a(), b()),
+            #[cfg(target_arch = "wasm32")]
+            Sections::Threads => (a(), b()),
+            #[cfg(not(target_arch = "wasm32"))]
             Sections::Threads => std::thread::scope(|scope| {
                 let b = scope.spawn(b);
                 let a = a();
