@@ -3,6 +3,8 @@
 //! that the results agree.
 
 use crate::{parse_bytes_any, Options, Parser};
+#[cfg(not(target_family = "wasm"))]
+use crate::{ParseErrors, Parsed};
 
 /// Which parser a fuzz input is steered to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,8 +77,64 @@ pub fn check(target: Target, data: &[u8]) {
         }
         let split = format!("{:?}", p.finish_any());
         assert_eq!(whole, split, "slices {sizes:?} give another result");
+        #[cfg(not(target_family = "wasm"))]
+        if target == Target::Csv {
+            // read in parallel, cut every few hundred bytes (and at line breaks)
+            let step = (seed % 500) as usize + 50;
+            let mut splits: Vec<u64> = (1..bytes.len() / step).map(|i| (i * step) as u64).collect();
+            splits.extend(
+                memchr::memchr_iter(b'\n', &bytes)
+                    .skip(1)
+                    .step_by(7)
+                    .map(|i| i as u64 + 1),
+            );
+            splits.sort_unstable();
+            splits.dedup();
+            let (par, _) = parse_parallel(name, &bytes, &options(), 4096, &splits, 2, sizes[1]);
+            assert_eq!(
+                whole,
+                format!("{par:?}"),
+                "the parallel read gives another result"
+            );
+        }
         if bytes.len() > 4096 {
             break;
         }
     }
+}
+
+/// Parses `bytes` as [`crate::read_path`] reads a large CSV file in parallel:
+/// `head` bytes pushed first (in slices of `slice` bytes), then the rest cut into
+/// parts at `splits` (increasing byte offsets after `head`), read by `threads`
+/// threads and joined. Returns the result and how many parts had to be read again
+/// serially. Whatever the cuts, the result is the serial read's.
+#[cfg(not(target_family = "wasm"))]
+pub fn parse_parallel(
+    name: &str,
+    bytes: &[u8],
+    options: &Options,
+    head: usize,
+    splits: &[u64],
+    threads: usize,
+    slice: usize,
+) -> (Result<Parsed, ParseErrors>, usize) {
+    let mut opts = options.clone();
+    opts.size_hint.get_or_insert(bytes.len() as u64);
+    let mut p = Parser::new(name, opts);
+    let head = head.min(bytes.len());
+    let mut again = 0;
+    if bytes[..head]
+        .chunks(slice.max(1))
+        .all(|c| p.push(c).is_ok())
+    {
+        let splits: Vec<u64> = splits
+            .iter()
+            .copied()
+            .filter(|&s| s > head as u64 && s < bytes.len() as u64)
+            .collect();
+        let size = (head as u64, bytes.len() as u64);
+        again = crate::csv::parallel::run(&mut p, &bytes, size, &splits, threads, slice)
+            .expect("memory does not fail to read");
+    }
+    (p.finish_any(), again)
 }
