@@ -83,12 +83,20 @@ def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
         path = out / name
         mb = path.stat().st_size / 1e6
         t_pandas = best_of(repeat, lambda: pd.read_csv(path))
-        text = subprocess.run([io_example, str(path)], check=True, capture_output=True, text=True,
-                              env={"REPEAT": str(repeat)}).stdout
-        t_ours = float(text.strip().splitlines()[-1].split()[0])
+        # THREADS=1: the serial parser; unset: one thread per core (a large CSV is
+        # parsed in parallel)
+        t_io = {}
+        for threads in ("1", "0"):
+            text = subprocess.run([io_example, str(path)], check=True, capture_output=True, text=True,
+                                  env={"REPEAT": str(repeat), "THREADS": threads}).stdout
+            t_io[threads] = float(text.strip().splitlines()[-1].split()[0])
+        t_one, t_ours = t_io["1"], t_io["0"]
         rows.append({"input": name, "MB": round(mb, 1), "pandas.read_csv s": round(t_pandas, 3),
+                     "pandas MB/s": round(mb / t_pandas),
+                     "calibscope-io 1 thread s": round(t_one, 3), "1 thread MB/s": round(mb / t_one),
+                     "1 thread speed-up": round(t_pandas / t_one, 2),
                      "calibscope-io s": round(t_ours, 3), "calibscope MB/s": round(mb / t_ours),
-                     "pandas MB/s": round(mb / t_pandas), "speed-up": round(t_pandas / t_ours, 2)})
+                     "speed-up": round(t_pandas / t_ours, 2)})
     binary = out / "binary_1m.csv"
     t_py = best_of(repeat, lambda: python_audit(binary))
     t_cli = best_of(repeat, lambda: subprocess.run(

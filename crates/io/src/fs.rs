@@ -56,7 +56,7 @@ fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
             let parts = (size / parallel::PART_BYTES).max(threads as u64);
             let splits =
                 parallel::split_points(&src, done, size, parts).map_err(|e| io_error(path, e))?;
-            parallel::run(&mut p, &src, (done, size), &splits, threads, CHUNK)
+            parallel::run(&mut p, &src, (done, size), &splits, threads, &mut buf)
                 .map_err(|e| io_error(path, e))?;
             break;
         }

@@ -133,7 +133,8 @@ pub fn parse_parallel(
             .filter(|&s| s > head as u64 && s < bytes.len() as u64)
             .collect();
         let size = (head as u64, bytes.len() as u64);
-        again = crate::csv::parallel::run(&mut p, &bytes, size, &splits, threads, slice)
+        let mut buf = vec![0u8; slice.max(1)];
+        again = crate::csv::parallel::run(&mut p, &bytes, size, &splits, threads, &mut buf)
             .expect("memory does not fail to read");
     }
     (p.finish_any(), again)

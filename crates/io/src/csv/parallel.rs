@@ -13,11 +13,11 @@
 //! [`crate::Options::max_errors`].
 
 use std::io::Read;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use super::CsvStream;
 use crate::error::ParseError;
+use crate::table::TableBuilder;
 use crate::{Options, Parser, State};
 
 /// Files from this size up are read in parallel (when more than one thread is
@@ -25,7 +25,7 @@ use crate::{Options, Parser, State};
 pub(crate) const MIN_BYTES: u64 = 8 << 20;
 /// Bytes per part: more parts than threads keep the merge's extra memory (one part
 /// copied at a time) small and balance the threads.
-pub(crate) const PART_BYTES: u64 = 4 << 20;
+pub(crate) const PART_BYTES: u64 = 1 << 20;
 
 /// Where the bytes come from: a file (each thread opens it) or memory (tests).
 pub(crate) trait Source: Sync {
@@ -72,7 +72,7 @@ pub(crate) fn split_points(
     parts: u64,
 ) -> std::io::Result<Vec<u64>> {
     let mut splits: Vec<u64> = Vec::new();
-    let mut buf = vec![0u8; 64 << 10];
+    let mut buf = vec![0u8; 4 << 10];
     for k in 1..parts {
         let nominal = size / parts * k;
         let from = (nominal.max(1) - 1)
@@ -135,125 +135,241 @@ fn push_serial(
     read_range(src, from, to, buf, |b| p.push(b).is_ok()).map(|_| ())
 }
 
-/// A part: its stream, and whether it was read whole.
-struct Part {
-    stream: Option<CsvStream>,
-    read: bool,
+/// Slice size of the worker threads' reads.
+const WORKER_SLICE: usize = 256 << 10;
+
+/// How many parts past the last one joined may be read ahead (per thread): the
+/// parts are joined as they come, so memory holds the table read so far and a few
+/// parts, and a part's memory is reused by the next.
+const AHEAD: usize = 1;
+
+/// The work shared by the threads: parts to read (claimed in order), parts read.
+struct Queue {
+    /// The next part to claim.
+    next: usize,
+    /// Parts joined so far.
+    joined: usize,
+    /// The read stopped (an error): claim nothing more.
+    stop: bool,
+    /// Parts read: the stream, and whether its whole range was read.
+    ready: Vec<Option<(CsvStream, bool)>>,
 }
 
-/// Reads the rest of a file of `size` bytes: `done` bytes were pushed to `p` already; `splits`
-/// (increasing, after `done`) cut the rest into parts. Returns how many parts
-/// were read again serially. A read error of the head part or of a part read
-/// again is returned (the serial read's error); the parser then holds what it
-/// read.
-pub(crate) fn run(
-    p: &mut Parser,
-    src: &dyn Source,
-    (done, size): (u64, u64),
-    splits: &[u64],
-    threads: usize,
-    slice: usize,
-) -> std::io::Result<usize> {
-    let mut buf = vec![0u8; slice.max(1)];
-    let followers: Option<Vec<CsvStream>> = match &p.state {
-        State::Csv(c) => splits
-            .iter()
-            .enumerate()
-            .map(|(j, &s)| {
-                let end = splits.get(j + 1).copied().unwrap_or(size);
-                c.follower(end.saturating_sub(s))
-            })
-            .collect(),
-        _ => None,
-    };
-    let (Some(followers), Some(&first)) = (followers, splits.first()) else {
-        return push_serial(p, src, done, None, &mut buf).map(|_| 0);
-    };
-    let parts: Vec<Mutex<Part>> = followers
-        .into_iter()
-        .map(|s| {
-            Mutex::new(Part {
-                stream: Some(s),
-                read: false,
-            })
+/// Everything a thread needs to read parts.
+struct Work<'a> {
+    src: &'a dyn Source,
+    splits: &'a [u64],
+    size: u64,
+    proto: Follower,
+    ahead: usize,
+    queue: Mutex<Queue>,
+    changed: Condvar,
+}
+
+impl Work<'_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Claims the next part when it is not too far ahead of the parts joined.
+    fn claim(&self, q: &mut Queue) -> Option<usize> {
+        let j = q.next;
+        (!q.stop && j < self.splits.len() && j < q.joined + self.ahead).then(|| {
+            q.next += 1;
+            j
         })
-        .collect();
-    let next = AtomicUsize::new(0);
-    let work = |buf: &mut [u8]| loop {
-        let j = next.fetch_add(1, Ordering::Relaxed);
-        let Some(part) = parts.get(j) else {
-            break;
-        };
-        let Ok(mut part) = part.lock() else {
-            break;
-        };
-        let Some(s) = part.stream.as_mut() else {
-            continue;
-        };
-        let to = splits.get(j + 1).copied();
-        let read = read_range(src, splits[j], to, buf, |b| {
+    }
+
+    /// Reads part `j` on its own and hands it in.
+    fn read(&self, j: usize, buf: &mut [u8]) {
+        let from = self.splits[j];
+        let to = self.splits.get(j + 1).copied();
+        let mut s = self
+            .proto
+            .stream(to.unwrap_or(self.size).saturating_sub(from));
+        let read = read_range(self.src, from, to, buf, |b| {
             s.push(b);
             !s.failed
         });
         if to.is_none() {
             s.end_input();
         }
-        part.read = matches!(read, Ok(true));
-    };
-    let head = std::thread::scope(|scope| {
-        for _ in 1..threads.min(parts.len() + 1) {
-            scope.spawn(|| work(&mut vec![0u8; slice.max(1)]));
+        self.lock().ready[j] = Some((s, matches!(read, Ok(true))));
+        self.changed.notify_all();
+    }
+
+    /// A worker thread: reads parts until none is left.
+    fn worker(&self, buf: &mut [u8]) {
+        loop {
+            let j = {
+                let mut q = self.lock();
+                loop {
+                    if q.stop || q.next >= self.splits.len() {
+                        return;
+                    }
+                    if let Some(j) = self.claim(&mut q) {
+                        break j;
+                    }
+                    q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            self.read(j, buf);
         }
-        let head = push_serial(p, src, done, Some(first), &mut buf);
-        work(&mut buf);
-        head
-    });
-    head?;
+    }
+
+    /// Part `j` once read (the calling thread reads parts while it waits).
+    fn take(&self, j: usize, buf: &mut [u8]) -> Option<(CsvStream, bool)> {
+        let mut q = self.lock();
+        loop {
+            if let Some(part) = q.ready[j].take() {
+                return Some(part);
+            }
+            if let Some(k) = self.claim(&mut q) {
+                drop(q);
+                self.read(k, buf);
+                q = self.lock();
+                continue;
+            }
+            if q.next <= j {
+                // not claimed and cannot be: never happens (parts are claimed in order)
+                return None;
+            }
+            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn joined(&self, joined: usize, stop: bool) {
+        let mut q = self.lock();
+        q.joined = joined;
+        q.stop |= stop;
+        drop(q);
+        self.changed.notify_all();
+    }
+}
+
+/// Reads the rest of a file of `size` bytes: `done` bytes were pushed to `p`
+/// already; `splits` (increasing, after `done`) cut the rest into parts, read by
+/// `threads` threads (this one included) in slices of `buf`'s size and joined in
+/// order as they come. Returns how many parts were read again serially. A read
+/// error of the head part or of a part read again is returned (the serial read's
+/// error); the parser then holds what it read.
+pub(crate) fn run(
+    p: &mut Parser,
+    src: &dyn Source,
+    (done, size): (u64, u64),
+    splits: &[u64],
+    threads: usize,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    let proto = match &p.state {
+        State::Csv(c) => c.follower(),
+        _ => None,
+    };
+    let (Some(proto), Some(&first)) = (proto, splits.first()) else {
+        return push_serial(p, src, done, None, buf).map(|_| 0);
+    };
+    let threads = threads.clamp(1, splits.len() + 1);
+    let work = Work {
+        src,
+        splits,
+        size,
+        proto,
+        ahead: AHEAD * threads,
+        queue: Mutex::new(Queue {
+            next: 0,
+            joined: 0,
+            stop: false,
+            ready: (0..splits.len()).map(|_| None).collect(),
+        }),
+        changed: Condvar::new(),
+    };
+    let slice = buf.len();
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|| work.worker(&mut vec![0u8; slice.min(WORKER_SLICE)]));
+        }
+        let joined = join_all(p, &work, done, first, buf);
+        // (on an error, the workers stop after the part they read)
+        work.joined(splits.len(), true);
+        joined
+    })
+}
+
+/// Reads the head part, then joins the parts in order (reading parts while waiting).
+fn join_all(
+    p: &mut Parser,
+    work: &Work<'_>,
+    done: u64,
+    first: u64,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    push_serial(p, work.src, done, Some(first), buf)?;
     let mut again = 0;
-    for (j, part) in parts.into_iter().enumerate() {
-        let Part { stream, read } = part.into_inner().unwrap_or(Part {
-            stream: None,
-            read: false,
-        });
+    for j in 0..work.splits.len() {
+        if !matches!(&p.state, State::Csv(c) if !c.failed) {
+            break;
+        }
+        let part = work.take(j, buf);
         let State::Csv(c) = &mut p.state else {
             break;
         };
-        if c.failed {
-            break;
-        }
-        let taken = match stream {
-            Some(s) if read => c.absorb(s),
+        let taken = match part {
+            Some((s, true)) => c.absorb(s),
             _ => false,
         };
         if !taken {
             again += 1;
-            push_serial(p, src, splits[j], splits.get(j + 1).copied(), &mut buf)?;
+            let to = work.splits.get(j + 1).copied();
+            push_serial(p, work.src, work.splits[j], to, buf)?;
         }
+        work.joined(j + 1, false);
     }
     Ok(again)
 }
 
-impl CsvStream {
+/// What a part's stream starts from: the head's plan and limits.
+struct Follower {
+    file: String,
+    options: Options,
+    mapping: crate::ColumnMapping,
+    table: TableBuilder,
+}
+
+impl Follower {
     /// A stream for a part of `size` bytes that starts at a record boundary after
     /// the header: the same delimiter, plan and limits, its own rows and lines
     /// (counted from 0 and 1; [`CsvStream::absorb`] shifts them).
-    fn follower(&self, size: u64) -> Option<CsvStream> {
+    fn stream(&self, size: u64) -> CsvStream {
+        let options = Options {
+            size_hint: Some(size),
+            ..self.options.clone()
+        };
+        let mut s = CsvStream::new(&self.file, &options, b"");
+        s.options_mapping = self.mapping.clone();
+        s.table = Some(self.table.clone());
+        s.started = true;
+        s
+    }
+}
+
+impl CsvStream {
+    /// What the streams of later parts start from (once the header is read).
+    fn follower(&self) -> Option<Follower> {
         let table = self.table.as_ref()?.follower();
         let mut mapping = self.options_mapping.clone();
         mapping.delimiter = Some(self.delimiter);
-        let opts = Options {
-            mapping,
-            max_errors: self.sink.max,
-            size_hint: Some(size),
-            max_record_bytes: self.max_record,
-            max_cells: self.max_cells,
-            ..Options::default()
-        };
-        let mut s = CsvStream::new(&self.sink.file, &opts, b"");
-        s.options_mapping = self.options_mapping.clone();
-        s.table = Some(table);
-        s.started = true;
-        Some(s)
+        Some(Follower {
+            file: self.sink.file.clone(),
+            options: Options {
+                mapping,
+                max_errors: self.sink.max,
+                max_record_bytes: self.max_record,
+                max_cells: self.max_cells,
+                ..Options::default()
+            },
+            mapping: self.options_mapping.clone(),
+            table,
+        })
     }
 
     /// Appends a part read on its own when this stream ends at a record boundary
