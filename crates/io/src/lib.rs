@@ -17,6 +17,8 @@
 //! same [`Dataset`] whatever the slice boundaries. CSV and `.npy` stream (memory is
 //! the columns, not the text); `.npz` streams its members through a local-header
 //! reader (no central-directory seek); JSON is buffered whole (documented limit).
+//! A large CSV file read from a path ([`read_path`]) is parsed on every core, with
+//! the serial parse's result ([`Options::threads`]).
 //!
 //! ```
 //! use calibscope_io::{Options, Parser};
