@@ -141,7 +141,7 @@ const WORKER_SLICE: usize = 256 << 10;
 /// How many parts past the last one joined may be read ahead (per thread): the
 /// parts are joined as they come, so memory holds the table read so far and a few
 /// parts, and a part's memory is reused by the next.
-const AHEAD: usize = 1;
+const AHEAD: usize = 2;
 
 /// The work shared by the threads: parts to read (claimed in order), parts read.
 struct Queue {
