@@ -53,7 +53,7 @@ fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
         if done == n as u64 && parallel::eligible(&p, size, threads) {
             // the header is read: the rest in parallel
             let src = FileSource(path);
-            let parts = (size / parallel::PART_BYTES).max(threads as u64);
+            let parts = parallel::parts(size, threads);
             let splits =
                 parallel::split_points(&src, done, size, parts).map_err(|e| io_error(path, e))?;
             parallel::run(&mut p, &src, (done, size), &splits, threads, &mut buf)

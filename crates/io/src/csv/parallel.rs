@@ -23,9 +23,13 @@ use crate::{Options, Parser, State};
 /// Files from this size up are read in parallel (when more than one thread is
 /// available).
 pub(crate) const MIN_BYTES: u64 = 8 << 20;
-/// Bytes per part: more parts than threads keep the merge's extra memory (one part
-/// copied at a time) small and balance the threads.
-pub(crate) const PART_BYTES: u64 = 1 << 20;
+/// How many parts a file of `size` bytes is cut into: parts of 1/32 of the file,
+/// from 256 KiB to 1 MiB (the parts read ahead are the read's extra memory), and at
+/// least one per thread.
+pub(crate) fn parts(size: u64, threads: usize) -> u64 {
+    let part = (size / 32).clamp(256 << 10, 1 << 20);
+    (size / part).max(threads as u64)
+}
 
 /// Where the bytes come from: a file (each thread opens it) or memory (tests).
 pub(crate) trait Source: Sync {
