@@ -7,6 +7,7 @@ scikit-learn and torchmetrics, on the same generated files, in the same run.
 Run through bench/run_io_peers.sh, which makes the virtualenv and builds the tools.
 """
 import json
+import os
 import subprocess
 import sys
 import time
@@ -76,19 +77,52 @@ def python_audit(path: Path) -> None:
     (1 / (1 - c[~z])).sum() / len(c), (c * z).sum() / c.sum()
 
 
+def pandas_read(path: Path, repeat: int, cpus) -> tuple:
+    """pandas.read_csv in a fresh process on `cpus` (pandas 3 converts the columns in
+    several threads when it has the cores): best wall time of `repeat` reads and the
+    CPU time of that read."""
+    code = ("import sys, time, pandas as pd\n"
+            "best = (1e9, 0)\n"
+            "for _ in range(int(sys.argv[2])):\n"
+            "    t, c = time.perf_counter(), time.process_time()\n"
+            "    pd.read_csv(sys.argv[1])\n"
+            "    best = min(best, (time.perf_counter() - t, time.process_time() - c))\n"
+            "print(*best)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(path), str(repeat)], check=True,
+                         capture_output=True, text=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, cpus)).stdout
+    wall, cpu = out.split()
+    return float(wall), float(cpu)
+
+
 def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
-    import pandas as pd
     rows = []
+    cores = sorted(os.sched_getaffinity(0))
     for name in ("multi_1e2mb.csv", "binary_1m.csv"):
         path = out / name
         mb = path.stat().st_size / 1e6
-        t_pandas = best_of(repeat, lambda: pd.read_csv(path))
-        text = subprocess.run([io_example, str(path)], check=True, capture_output=True, text=True,
-                              env={"REPEAT": str(repeat)}).stdout
-        t_ours = float(text.strip().splitlines()[-1].split()[0])
-        rows.append({"input": name, "MB": round(mb, 1), "pandas.read_csv s": round(t_pandas, 3),
-                     "calibscope-io s": round(t_ours, 3), "calibscope MB/s": round(mb / t_ours),
-                     "pandas MB/s": round(mb / t_pandas), "speed-up": round(t_pandas / t_ours, 2)})
+
+        def ours(threads, cpus):
+            text = subprocess.run([io_example, str(path)], check=True, capture_output=True, text=True,
+                                  env={"REPEAT": str(repeat), "THREADS": threads},
+                                  preexec_fn=lambda: os.sched_setaffinity(0, cpus)).stdout
+            return float(text.strip().splitlines()[-1].split()[0])
+
+        # pandas 3 parses with several threads when it has the cores: both sides on
+        # one core, then on all cores (calibscope-io: THREADS=1 = its serial parser,
+        # unset = one thread per core)
+        t_pandas_1, _ = pandas_read(path, repeat, cores[:1])
+        t_pandas, cpu_pandas = pandas_read(path, repeat, cores)
+        t_one = ours("1", cores[:1])
+        t_ours = ours("0", cores)
+        rows.append({"input": name, "MB": round(mb, 1),
+                     "1 core: pandas s": round(t_pandas_1, 3), "calibscope-io s": round(t_one, 3),
+                     "MB/s": [round(mb / t_pandas_1), round(mb / t_one)],
+                     "speed-up": round(t_pandas_1 / t_one, 2),
+                     f"{len(cores)} cores: pandas s": round(t_pandas, 3), "calibscope-io  s": round(t_ours, 3),
+                     "MB/s ": [round(mb / t_pandas), round(mb / t_ours)],
+                     "speed-up ": round(t_pandas / t_ours, 2),
+                     "pandas CPU s (all cores, best read)": round(cpu_pandas, 3)})
     binary = out / "binary_1m.csv"
     t_py = best_of(repeat, lambda: python_audit(binary))
     t_cli = best_of(repeat, lambda: subprocess.run(

@@ -1,20 +1,25 @@
 //! Reads and parses one file, printing the outcome, the time taken (read + parse,
 //! best of `REPEAT` runs, default 1) and the throughput:
 //! `cargo run --release -p calibscope-io --example one -- FILE`
+//! (`THREADS=1`: the serial parser; default: one thread per core)
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
     let repeat: usize = std::env::var("REPEAT")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(1);
+    let options = calibscope_io::Options {
+        threads: std::env::var("THREADS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0),
+        ..Default::default()
+    };
     let mut best = f64::INFINITY;
     let mut summary = String::new();
     for _ in 0..repeat.max(1) {
         let t = std::time::Instant::now();
-        let r = calibscope_io::read_path(
-            std::path::Path::new(&path),
-            &calibscope_io::Options::default(),
-        );
+        let r = calibscope_io::read_path(std::path::Path::new(&path), &options);
         best = best.min(t.elapsed().as_secs_f64());
         summary = match r {
             Ok(d) => format!(

@@ -8,6 +8,9 @@ use crate::num::parse_f64;
 use crate::table::TableBuilder;
 use crate::{Dataset, ErrorCode, Format, Options, ParseErrors};
 
+#[cfg(not(target_family = "wasm"))]
+pub(crate) mod parallel;
+
 /// Chooses the delimiter from the header line: the most frequent of `,` `\t` `;` `|`
 /// outside quotes (`,` when none occurs).
 pub(crate) fn sniff_delimiter(head: &[u8]) -> (u8, String) {
@@ -525,31 +528,7 @@ impl CsvStream {
     }
 
     pub fn finish(mut self) -> Result<Dataset, ParseErrors> {
-        if !self.failed && !self.ended {
-            // the last record (no line break at the end)
-            if self.core.is_some() {
-                while self.core.is_some() && !self.failed {
-                    self.push_end();
-                }
-            } else if !self.carry.is_empty() {
-                let carry = std::mem::take(&mut self.carry);
-                let d = self.delimiter;
-                let (out, limit) = (self.carry_out, self.record_limit());
-                if out > limit || (out == limit && carry.last() == Some(&d)) {
-                    let line = self.line;
-                    self.too_long(line);
-                } else {
-                    let mut fends = std::mem::take(&mut self.fends);
-                    fends.clear();
-                    fends.extend(memchr::memchr_iter(d, &carry));
-                    fends.push(carry.len());
-                    self.consumed += carry.len() as u64;
-                    let line = self.line;
-                    self.record(&carry, &fends, 1, line);
-                }
-            }
-            self.ended = true;
-        }
+        self.end_input();
         if self.failed {
             return Err(self.sink.into_errors(None));
         }
@@ -576,6 +555,34 @@ impl CsvStream {
                 };
                 t.finish(&file, format, self.sink, base)
             }
+        }
+    }
+
+    /// The end of the input: the last record (no line break at the end).
+    pub(crate) fn end_input(&mut self) {
+        if !self.failed && !self.ended {
+            if self.core.is_some() {
+                while self.core.is_some() && !self.failed {
+                    self.push_end();
+                }
+            } else if !self.carry.is_empty() {
+                let carry = std::mem::take(&mut self.carry);
+                let d = self.delimiter;
+                let (out, limit) = (self.carry_out, self.record_limit());
+                if out > limit || (out == limit && carry.last() == Some(&d)) {
+                    let line = self.line;
+                    self.too_long(line);
+                } else {
+                    let mut fends = std::mem::take(&mut self.fends);
+                    fends.clear();
+                    fends.extend(memchr::memchr_iter(d, &carry));
+                    fends.push(carry.len());
+                    self.consumed += carry.len() as u64;
+                    let line = self.line;
+                    self.record(&carry, &fends, 1, line);
+                }
+            }
+            self.ended = true;
         }
     }
 

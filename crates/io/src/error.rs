@@ -393,6 +393,15 @@ impl Sink {
             self.more += 1;
         }
     }
+    /// Keeps an error made elsewhere (within the limit, as [`Sink::push`]).
+    #[cfg(not(target_family = "wasm"))]
+    pub fn push_error(&mut self, e: ParseError) {
+        if self.errors.len() < self.max {
+            self.errors.push(e);
+        } else {
+            self.more += 1;
+        }
+    }
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty() && self.more == 0
     }

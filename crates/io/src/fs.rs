@@ -1,8 +1,9 @@
 //! File-system conveniences (native only).
 
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
+use crate::csv::parallel::{self, Source};
 use crate::error::Location;
 use crate::{Dataset, ErrorCode, Options, ParseError, ParseErrors, Parsed, Parser};
 
@@ -23,20 +24,40 @@ fn io_error(path: &Path, e: std::io::Error) -> ParseErrors {
     ))
 }
 
+/// A file each thread opens for itself.
+struct FileSource<'a>(&'a Path);
+
+impl Source for FileSource<'_> {
+    fn open_at(&self, offset: u64) -> std::io::Result<Box<dyn Read + Send + '_>> {
+        let mut f = std::fs::File::open(self.0)?;
+        f.seek(std::io::SeekFrom::Start(offset))?;
+        Ok(Box::new(f))
+    }
+}
+
 fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
     let mut f = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let mut opts = options.clone();
-    if let Ok(m) = f.metadata() {
-        opts.size_hint.get_or_insert(m.len());
-    }
+    let size = f.metadata().map_or(0, |m| m.len());
+    opts.size_hint.get_or_insert(size);
+    let threads = parallel::threads(&opts);
     let mut p = Parser::new(display(path), opts);
     let mut buf = vec![0u8; CHUNK];
+    let mut done = 0;
     loop {
         let n = f.read(&mut buf).map_err(|e| io_error(path, e))?;
-        if n == 0 {
+        if n == 0 || p.push(&buf[..n]).is_err() {
             break;
         }
-        if p.push(&buf[..n]).is_err() {
+        done += n as u64;
+        if done == n as u64 && parallel::eligible(&p, size, threads) {
+            // the header is read: the rest in parallel
+            let src = FileSource(path);
+            let parts = parallel::parts(size, threads);
+            let splits =
+                parallel::split_points(&src, done, size, parts).map_err(|e| io_error(path, e))?;
+            parallel::run(&mut p, &src, (done, size), &splits, threads, &mut buf)
+                .map_err(|e| io_error(path, e))?;
             break;
         }
     }

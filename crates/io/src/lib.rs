@@ -17,6 +17,8 @@
 //! same [`Dataset`] whatever the slice boundaries. CSV and `.npy` stream (memory is
 //! the columns, not the text); `.npz` streams its members through a local-header
 //! reader (no central-directory seek); JSON is buffered whole (documented limit).
+//! A large CSV file read from a path ([`read_path`]) is parsed on every core, with
+//! the serial parse's result ([`Options::threads`]).
 //!
 //! ```
 //! use calibscope_io::{Options, Parser};
@@ -160,6 +162,10 @@ pub struct Options {
     /// its rows estimated from the first 1024) pass the limit, before the memory is
     /// reserved.
     pub max_cells: u64,
+    /// Threads for reading a large CSV file from a path ([`read_path`],
+    /// [`open_paths`]; 8 MiB and more, no `max_cells`): 0 (default) = one per
+    /// core, 1 = serial. The result is the same whatever the number.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -173,6 +179,7 @@ impl Default for Options {
             max_json_bytes: 1 << 30,
             max_file_bytes: u64::MAX,
             max_cells: u64::MAX,
+            threads: 0,
         }
     }
 }

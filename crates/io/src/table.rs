@@ -9,6 +9,9 @@ use crate::mapping::{Col, Plan, PlanScores, SourceChoice};
 use crate::num::{fmt_num, parse_f64, LabelReader};
 use crate::{Dataset, ErrorCode, Format, Ids, ParseErrors};
 
+#[cfg(not(target_family = "wasm"))]
+mod merge;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
     Ignore,
@@ -26,22 +29,26 @@ enum IdBuf {
 }
 
 impl IdBuf {
-    fn push(&mut self, s: &[u8]) {
+    /// Returns whether integer ids read before became text (their text is lost).
+    fn push(&mut self, s: &[u8]) -> bool {
         let t = crate::num::trim(s);
+        let mut converted = false;
         if let IdBuf::Int(v) = self {
             if let Some(x) = std::str::from_utf8(t)
                 .ok()
                 .and_then(|s| s.parse::<i64>().ok())
             {
                 v.push(x);
-                return;
+                return false;
             }
+            converted = !v.is_empty();
             let texts = v.iter().map(|x| x.to_string()).collect();
             *self = IdBuf::Text(texts);
         }
         if let IdBuf::Text(v) = self {
             v.push(String::from_utf8_lossy(t).into_owned());
         }
+        converted
     }
     fn into_ids(self) -> Ids {
         match self {
@@ -60,6 +67,9 @@ struct ModelBuf {
     ids: Option<IdBuf>,
     /// File row of each sample (long format only).
     file_rows: Vec<u64>,
+    /// Integer ids became text (a later part of a file read in parallel cannot
+    /// follow text ids then: their text is lost).
+    ids_converted: bool,
 }
 
 /// Builds prediction sets from text records.
@@ -409,7 +419,7 @@ impl TableBuilder {
                 },
                 Role::Id => {
                     if let Some(ids) = &mut m.ids {
-                        ids.push(field(i));
+                        m.ids_converted |= ids.push(field(i));
                     }
                 }
             }
@@ -418,7 +428,7 @@ impl TableBuilder {
             if let Some(ids) = &mut m.ids {
                 let idf = self.plan.id.unwrap_or(0);
                 if idf >= nf {
-                    ids.push(b"");
+                    m.ids_converted |= ids.push(b"");
                 }
             }
         }
@@ -430,19 +440,25 @@ impl TableBuilder {
             m.file_rows.push(row);
         }
         if let Some((a, b)) = self.labels.mixed() {
-            let (first, second) = if a < b { (a, b) } else { (b, a) };
-            sink.push(
-                ErrorCode::MixedLabelTypes,
-                Location::row(second).with_column(self.cols[self.plan.label].name.clone()),
-                format!(
-                    "labels mix class names and integers (row {first} vs row {second}); use one kind throughout"
-                ),
-            );
+            let (loc, message) = self.mixed_error(a, b);
+            sink.push(ErrorCode::MixedLabelTypes, loc, message);
             bad = true;
         }
         if bad {
             self.bad_rows.push(row);
         }
+    }
+
+    /// The error of labels that mix class names (first at row `a` or `b`) and
+    /// integers: located at the later of the two rows.
+    fn mixed_error(&self, a: u64, b: u64) -> (Location, String) {
+        let (first, second) = if a < b { (a, b) } else { (b, a) };
+        (
+            Location::row(second).with_column(self.cols[self.plan.label].name.clone()),
+            format!(
+                "labels mix class names and integers (row {first} vs row {second}); use one kind throughout"
+            ),
+        )
     }
 
     /// Builds the dataset; validates every model (METRICS.md §1).
@@ -539,6 +555,7 @@ impl TableBuilder {
                 pred,
                 ids: mids,
                 file_rows: fr,
+                ..
             } = m;
             let set = match (&plan.scores, source) {
                 (PlanScores::Column { .. }, Some(source)) => PredictionSet {
@@ -656,6 +673,7 @@ impl ModelBuf {
             values: Vec::new(),
             pred: Vec::new(),
             ids: has_id.then_some(IdBuf::Int(Vec::new())),
+            ids_converted: false,
             file_rows: Vec::new(),
         }
     }
