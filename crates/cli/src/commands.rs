@@ -124,7 +124,10 @@ pub fn audit(args: AuditArgs) -> Outcome {
             "--cal-fraction must lie strictly between 0 and 1".into(),
         ));
     }
-    let options = args.mapping.options()?;
+    let options = Options {
+        threads: args.threads,
+        ..args.mapping.options()?
+    };
     if args.exports() && args.files.iter().any(|f| f == Path::new("-")) {
         return Err(Failure::Usage(
             "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),

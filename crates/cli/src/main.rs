@@ -136,10 +136,11 @@ struct AuditArgs {
     /// Fraction of each class in the calibration split.
     #[arg(long, default_value_t = 0.5)]
     cal_fraction: f64,
-    /// Threads: 1 computes the audit's sections one after the other; 0 (the default)
-    /// runs independent sections (the whole set's audit, the recalibration section, its
-    /// ledgers) side by side when the machine has more than one core. The output is
-    /// the same.
+    /// Threads: 1 reads and computes on one thread; 0 (the default) uses every core:
+    /// large CSV files are parsed in parallel and the audit's independent sections (the
+    /// whole set's audit, the recalibration section, its ledgers; several models) run
+    /// side by side; N > 1 parses with N threads and runs sections side by side. The
+    /// output is the same whatever the number.
     #[arg(long, default_value_t = 0, value_name = "N")]
     threads: usize,
     #[command(flatten)]
