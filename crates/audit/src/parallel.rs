@@ -26,7 +26,8 @@ impl Sections {
     }
 
     /// Runs `a` and `b` and returns both results; with [`Sections::Threads`] `b` runs
-    /// on a scoped thread while `a` runs here. A panic in either is propagated as is.
+    /// on a scoped thread while `a` runs here (or after `a`, here, when no thread can
+    /// be started). A panic in either is propagated as is.
     pub fn join<A: Send, B: Send>(
         self,
         a: impl FnOnce() -> A + Send,
@@ -39,12 +40,25 @@ impl Sections {
             #[cfg(target_arch = "wasm32")]
             Sections::Threads => (a(), b()),
             #[cfg(not(target_arch = "wasm32"))]
-            Sections::Threads => std::thread::scope(|scope| {
-                let b = scope.spawn(b);
-                let a = a();
-                let b = b.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                (a, b)
-            }),
+            Sections::Threads => {
+                // `b` waits in a cell: if the system refuses a thread, it runs here
+                let cell = std::sync::Mutex::new(Some(b));
+                let take = || cell.lock().unwrap_or_else(|e| e.into_inner()).take();
+                std::thread::scope(|scope| {
+                    let spawned = std::thread::Builder::new()
+                        .name("calibscope-section".into())
+                        .spawn_scoped(scope, || take().map(|b| b()));
+                    let a = a();
+                    let b = match spawned {
+                        Ok(handle) => handle
+                            .join()
+                            .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                        Err(_) => None,
+                    };
+                    let b = b.unwrap_or_else(|| take().expect("not taken by a thread")());
+                    (a, b)
+                })
+            }
         }
     }
 

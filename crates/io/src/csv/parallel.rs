@@ -290,7 +290,13 @@ pub(crate) fn run(
     let slice = buf.len();
     std::thread::scope(|scope| {
         for _ in 1..threads {
-            scope.spawn(|| work.worker(&mut vec![0u8; slice.min(WORKER_SLICE)]));
+            // a thread the system refuses is no error: the calling thread reads the
+            // parts no worker took (`join_all`)
+            let _ = std::thread::Builder::new()
+                .name("calibscope-csv".into())
+                .spawn_scoped(scope, || {
+                    work.worker(&mut vec![0u8; slice.min(WORKER_SLICE)])
+                });
         }
         let joined = join_all(p, &work, done, first, buf);
         // (on an error, the workers stop after the part they read)
