@@ -386,17 +386,18 @@ impl Sink {
         }
     }
     pub fn push(&mut self, code: ErrorCode, location: Location, message: impl Into<String>) {
-        if self.errors.len() < self.max {
-            self.errors
-                .push(ParseError::new(code, &self.file, location, message));
-        } else {
-            self.more += 1;
-        }
+        self.keep(|file| ParseError::new(code, file, location, message));
     }
     /// Keeps an error made elsewhere (within the limit, as [`Sink::push`]).
     #[cfg(not(target_family = "wasm"))]
     pub fn push_error(&mut self, e: ParseError) {
+        self.keep(|_| e);
+    }
+    /// Keeps the error `make` makes (from the file's name) while fewer than `max`
+    /// are kept; counts it in `more`, without making it, otherwise.
+    fn keep(&mut self, make: impl FnOnce(&str) -> ParseError) {
         if self.errors.len() < self.max {
+            let e = make(&self.file);
             self.errors.push(e);
         } else {
             self.more += 1;

@@ -42,13 +42,20 @@ impl IdBuf {
                 return false;
             }
             converted = !v.is_empty();
-            let texts = v.iter().map(|x| x.to_string()).collect();
-            *self = IdBuf::Text(texts);
+            *self = IdBuf::Text(std::mem::replace(self, IdBuf::Text(Vec::new())).into_texts());
         }
         if let IdBuf::Text(v) = self {
             v.push(String::from_utf8_lossy(t).into_owned());
         }
         converted
+    }
+    /// The ids as text: integer ids as they print (what they become when the first
+    /// id that is not an integer comes).
+    fn into_texts(self) -> Vec<String> {
+        match self {
+            IdBuf::Int(v) => v.iter().map(|x| x.to_string()).collect(),
+            IdBuf::Text(v) => v,
+        }
     }
     fn into_ids(self) -> Ids {
         match self {

@@ -35,20 +35,13 @@ impl ModelBuf {
                 join(&mut a, b);
                 Some(IdBuf::Int(a))
             }
-            // as `IdBuf::push` does when the first text id comes
-            (Some(IdBuf::Int(a)), Some(IdBuf::Text(b))) => {
-                let mut t: Vec<String> = a.iter().map(|x| x.to_string()).collect();
-                t.extend(b);
-                Some(IdBuf::Text(t))
-            }
-            (Some(IdBuf::Text(mut a)), Some(IdBuf::Text(b))) => {
-                a.extend(b);
-                Some(IdBuf::Text(a))
-            }
-            // refused by `can_absorb` unless `b` is empty
-            (Some(IdBuf::Text(mut a)), Some(IdBuf::Int(b))) => {
-                a.extend(b.iter().map(|x| x.to_string()));
-                Some(IdBuf::Text(a))
+            // text on either side: all text, as `IdBuf::push` makes it when the first
+            // text id comes (text then integers is refused by `can_absorb` unless
+            // the integers are none)
+            (Some(a), Some(b)) => {
+                let mut texts = a.into_texts();
+                texts.extend(b.into_texts());
+                Some(IdBuf::Text(texts))
             }
             (a, b) => a.or(b),
         };
