@@ -16,11 +16,12 @@ mod recalibration;
 mod record;
 mod sections;
 pub mod summary;
+mod tasks;
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::PredictionSet;
 use calibscope_io::{Dataset, ParseErrors};
-use recalibration::recalibration_json_in;
+use recalibration::audit_and_recalibration;
 use serde_json::{json, Map, Value};
 
 pub use flips_record::{
@@ -142,10 +143,13 @@ pub fn audit_json_in(
         .recalibration
         .as_ref()
         .filter(|_| set.kind() != calibscope_core::Kind::TopLabel);
-    let (audit, recalibration) = sections.join(
-        || Audit::compute(set, &settings),
-        || recalibration.map(|recal| recalibration_json_in(set, recal, sections)),
-    );
+    let (audit, recalibration) = match recalibration {
+        Some(recal) => {
+            let (audit, section) = audit_and_recalibration(set, &settings, recal, sections);
+            (audit, Some(section))
+        }
+        None => (Audit::compute(set, &settings), None),
+    };
     let mut out = Map::new();
     out.insert("schema".into(), json!(SCHEMA));
     out.insert("file".into(), json!(info.file));

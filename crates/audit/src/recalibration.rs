@@ -1,16 +1,19 @@
 //! The recalibration section: split, before/after ledgers on the evaluation split,
 //! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6).
 
+use crate::tasks::{self, Task};
 use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{
-    recalibrate, recalibrate_temperature_only, MapOutcome, Recalibration, TemperatureOutcome,
-    Undefined,
+    fit_maps_on, mark_maps_not_asked, recalibrate, recalibrate_temperature_only,
+    temperature_checks, temperature_finish, temperature_fit, temperature_start, MapOutcome,
+    Recalibration, TemperatureOutcome, Undefined,
 };
 use calibscope_core::recal::{IsotonicFit, PlattFit};
 use calibscope_core::{Kind, PredictionSet};
 use serde_json::{json, Map, Value};
+use std::sync::OnceLock;
 
 /// Split and fit settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +135,7 @@ fn split_json(r: &Recalibration, settings: &RecalibrationSettings, n: usize) -> 
     Value::Object(o)
 }
 
-fn temperature_json(t: &TemperatureOutcome, kind: Kind) -> Value {
+fn temperature_json(t: &TemperatureOutcome, kind: Kind, after: Value) -> Value {
     let inv = &t.invariants;
     let mut invariants = Map::new();
     invariants.insert("argmax_identical".into(), json!(inv.argmax_identical));
@@ -197,7 +200,7 @@ fn temperature_json(t: &TemperatureOutcome, kind: Kind) -> Value {
             .map(|s| json!({"iteration": s.iteration, "width": s.width, "best_tau": s.best_x, "best_nll": s.best_f}))
             .collect(),
     );
-    o.insert("after".into(), ledger_json(&t.after));
+    o.insert("after".into(), after);
     o.insert("invariants".into(), Value::Object(invariants));
     o.insert("informational".into(), Value::Object(informational));
     Value::Object(o)
@@ -261,22 +264,97 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
-    recalibration_json_in(set, settings, Sections::Sequential)
-}
-
-/// [`recalibration_json`], the ledger before and the methods' sections (each with its
-/// ledger after) run as `sections` says.
-pub(crate) fn recalibration_json_in(
-    set: &PredictionSet,
-    settings: &RecalibrationSettings,
-    sections: Sections,
-) -> Value {
     let r = if settings.platt_and_isotonic {
         recalibrate(set, settings.seed, settings.fraction)
     } else {
         recalibrate_temperature_only(set, settings.seed, settings.fraction)
     };
-    section_json(set, settings, &r, sections)
+    section_json(set, settings, &r)
+}
+
+/// The audit of the whole set (`settings`) and its `recalibration` section, their
+/// pieces run as a task graph on `sections` ([`crate::tasks`]): the split, the
+/// temperature fit (the longest chain on few classes) and its checks; the audit of
+/// the whole set; the "before" rows and their ledger; the "after" ledger; Platt and
+/// isotonic when asked for. The result is [`Audit::compute`] and
+/// [`recalibration_json`], value for value, however the tasks were scheduled.
+pub(crate) fn audit_and_recalibration(
+    set: &PredictionSet,
+    settings: &AuditSettings,
+    recal: &RecalibrationSettings,
+    sections: Sections,
+) -> (Audit, Value) {
+    let kind = set.kind();
+    let (start, fitted, audit) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
+    let (before, before_ledger, after_ledger) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
+    let (checks, maps) = (OnceLock::new(), OnceLock::new());
+    fn got<T>(cell: &OnceLock<T>) -> &T {
+        cell.get().expect("a task's input")
+    }
+    fn take<T>(cell: OnceLock<T>) -> T {
+        cell.into_inner().expect("every task ran")
+    }
+    // listed longest chain first: a free thread takes the first task that is ready
+    const SPLIT: usize = 0;
+    const FIT: usize = 1;
+    const BEFORE: usize = 3;
+    let graph = vec![
+        Task::new(&[], || {
+            let _ = start.set(temperature_start(set, recal.seed, recal.fraction));
+        }),
+        Task::new(&[SPLIT], || {
+            let _ = fitted.set(temperature_fit(set, got(&start), None));
+        }),
+        Task::new(&[], || {
+            let _ = audit.set(Audit::compute(set, settings));
+        }),
+        Task::new(&[SPLIT], || {
+            let _ = before.set(got(&start).before(set));
+        }),
+        Task::new(&[FIT, BEFORE], || {
+            let _ = checks.set(temperature_checks(
+                set,
+                got(&start),
+                got(&before),
+                got(&fitted),
+            ));
+        }),
+        Task::new(&[FIT], || {
+            let _ = after_ledger.set(got(&fitted).after().map(ledger_json));
+        }),
+        Task::new(&[BEFORE], || {
+            let _ = before_ledger.set(ledger_json(got(&before)));
+        }),
+        Task::new(&[SPLIT], || {
+            let _ = maps.set(
+                recal
+                    .platt_and_isotonic
+                    .then(|| fit_maps_on(set, &got(&start).split)),
+            );
+        }),
+    ];
+    tasks::run(sections, graph);
+    let mut r = temperature_finish(take(start), take(before), take(fitted), take(checks));
+    match take(maps) {
+        Some(Some((platt, isotonic))) => {
+            r.platt = Ok(platt);
+            r.isotonic = Ok(isotonic);
+        }
+        // asked for but undefined: temperature's own reason stays
+        Some(None) => {}
+        None => mark_maps_not_asked(&mut r),
+    }
+    let (platt, isotonic) = sections.join(
+        || platt_section(&r.platt),
+        || isotonic_section(&r.isotonic, kind),
+    );
+    let pieces = Pieces {
+        before: take(before_ledger),
+        temperature_after: take(after_ledger),
+        platt,
+        isotonic,
+    };
+    (take(audit), assemble(set, recal, &r, pieces))
 }
 
 /// The `recalibration` section of `set` from its recalibration `r` (which must be
@@ -287,40 +365,58 @@ pub fn recalibration_json_of(
     settings: &RecalibrationSettings,
     r: &Recalibration,
 ) -> Value {
-    section_json(set, settings, r, Sections::Sequential)
+    section_json(set, settings, r)
 }
 
-fn section_json(
+/// The parts of a `recalibration` section that take an audit each.
+struct Pieces {
+    before: Value,
+    temperature_after: Option<Value>,
+    platt: Value,
+    isotonic: Value,
+}
+
+fn section_json(set: &PredictionSet, settings: &RecalibrationSettings, r: &Recalibration) -> Value {
+    let pieces = Pieces {
+        before: ledger_json(&r.before),
+        temperature_after: r.temperature.as_ref().ok().map(|t| ledger_json(&t.after)),
+        platt: platt_section(&r.platt),
+        isotonic: isotonic_section(&r.isotonic, set.kind()),
+    };
+    assemble(set, settings, r, pieces)
+}
+
+fn platt_section(platt: &Result<MapOutcome<PlattFit>, Undefined>) -> Value {
+    match platt {
+        Ok(p) => platt_json(p),
+        Err(reason) => json!({"params": null, "undefined": reason.to_string()}),
+    }
+}
+
+fn isotonic_section(isotonic: &Result<MapOutcome<IsotonicFit>, Undefined>, kind: Kind) -> Value {
+    match isotonic {
+        Ok(p) => isotonic_json(p, kind),
+        Err(reason) => undefined(reason),
+    }
+}
+
+fn assemble(
     set: &PredictionSet,
     settings: &RecalibrationSettings,
     r: &Recalibration,
-    sections: Sections,
+    pieces: Pieces,
 ) -> Value {
-    let kind = set.kind();
-    let (before, (temperature, platt, isotonic)) = sections.join(
-        || ledger_json(&r.before),
-        || {
-            let temperature = match &r.temperature {
-                Ok(t) => temperature_json(t, kind),
-                Err(reason) => json!({"tau": null, "undefined": reason.to_string()}),
-            };
-            let platt = match &r.platt {
-                Ok(p) => platt_json(p),
-                Err(reason) => json!({"params": null, "undefined": reason.to_string()}),
-            };
-            let isotonic = match &r.isotonic {
-                Ok(p) => isotonic_json(p, kind),
-                Err(reason) => undefined(reason),
-            };
-            (temperature, platt, isotonic)
-        },
-    );
+    let temperature = match (&r.temperature, pieces.temperature_after) {
+        (Ok(t), Some(after)) => temperature_json(t, set.kind(), after),
+        (Err(reason), _) => json!({"tau": null, "undefined": reason.to_string()}),
+        (Ok(_), None) => unreachable!("a defined fit has its after ledger"),
+    };
     let mut o = Map::new();
     o.insert("split".into(), split_json(r, settings, set.n()));
-    o.insert("before".into(), before);
+    o.insert("before".into(), pieces.before);
     o.insert("temperature".into(), temperature);
-    o.insert("platt".into(), platt);
-    o.insert("isotonic".into(), isotonic);
+    o.insert("platt".into(), pieces.platt);
+    o.insert("isotonic".into(), pieces.isotonic);
     if r.exact_zero_one_probabilities {
         o.insert(
             "warnings".into(),

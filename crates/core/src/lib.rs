@@ -15,6 +15,7 @@ pub mod beyond;
 pub mod binning;
 pub mod data;
 pub mod lab;
+pub mod math;
 pub mod radix;
 pub mod rank;
 pub mod reading;

@@ -5,6 +5,7 @@
 //! `exp(z - max)` (two `f64` per row).
 
 use crate::data::{PredictionSet, Real, Scores, Source, Values};
+use crate::math::exp;
 
 /// `sigmoid(s) = 1 / (1 + exp(-s))`, evaluated without overflow for either sign.
 /// NaN in gives NaN out.
@@ -89,7 +90,7 @@ impl<'a> ProbView<'a> {
                 match &self.softmax {
                     Some(rows) => {
                         let (max, sum) = rows[i];
-                        (z - max).exp() / sum
+                        exp(z - max) / sum
                     }
                     None => z,
                 }
@@ -177,7 +178,7 @@ impl<'a> ProbView<'a> {
                     prefetch(v, ahead + classes.start);
                     prefetch(v, ahead + classes.end - 1);
                     for (j, z) in row[classes.clone()].iter().enumerate() {
-                        out[j * n + i] = (z.to_f64() - max).exp() / sum;
+                        out[j * n + i] = exp(z.to_f64() - max) / sum;
                     }
                 }
             }),
@@ -225,15 +226,27 @@ fn softmax_rows<T: crate::data::Real>(values: &[T], k: usize) -> Vec<(f64, f64)>
     values.chunks_exact(k).map(softmax_row).collect()
 }
 
-/// `(max, Σ exp(z - max))` of one logit row (see [`ProbView`]).
+/// `(max, Σ exp(z - max))` of one logit row (see [`ProbView`]), with [`exp`] and the sum
+/// taken in four interleaved partial sums (`z_0 + z_4 + …`, `z_1 + z_5 + …`, …) added
+/// pairwise. An empty row gives `(-inf, 0)`; a NaN logit makes the sum NaN.
 #[inline]
 pub(crate) fn softmax_row<T: crate::data::Real>(row: &[T]) -> (f64, f64) {
     let max = row
         .iter()
         .map(|z| z.to_f64())
         .fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = row.iter().map(|z| (z.to_f64() - max).exp()).sum();
-    (max, sum)
+    // four partial sums, so that the exponentials of a row vectorise
+    let mut lanes = [0.0f64; 4];
+    let mut chunks = row.chunks_exact(4);
+    for chunk in &mut chunks {
+        for (lane, z) in lanes.iter_mut().zip(chunk) {
+            *lane += exp(z.to_f64() - max);
+        }
+    }
+    for (lane, z) in lanes.iter_mut().zip(chunks.remainder()) {
+        *lane += exp(z.to_f64() - max);
+    }
+    (max, (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
 }
 
 /// The top label `(r, p^(r))` of a logit row of `k != 2` classes from its
@@ -244,10 +257,10 @@ pub(crate) fn softmax_row<T: crate::data::Real>(row: &[T]) -> (f64, f64) {
 #[inline]
 pub(crate) fn top_of_logit_row<T: crate::data::Real>(row: &[T], max: f64, sum: f64) -> (u32, f64) {
     let mut best = row.iter().position(|z| z.to_f64() == max).unwrap_or(0);
-    let best_p = (row[best].to_f64() - max).exp() / sum;
+    let best_p = exp(row[best].to_f64() - max) / sum;
     for (r, z) in row[..best].iter().enumerate() {
         let z = z.to_f64();
-        if max - z < 1e-9 * max.abs().max(1.0) && (z - max).exp() / sum == best_p {
+        if max - z < 1e-9 * max.abs().max(1.0) && exp(z - max) / sum == best_p {
             best = r;
             break;
         }

@@ -33,6 +33,7 @@ use crate::auc::{self, AucBuilder, SortedColumn};
 use crate::beyond::{self, ConfusionAccumulator, RiskAccumulator};
 use crate::binning::{BinPlan, BinSource, Binning, SortedReading, SparseBuilder};
 use crate::data::{PredictionSet, Real, Scores, Source, Values};
+use crate::math::exp;
 use crate::radix::{self, RadixSorter};
 use crate::reading::{self, ProbView};
 use crate::reliability;
@@ -530,11 +531,11 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
         maxima.push(stored_max);
         // as ProbView::top and ProbView::log_sum_exp
         let (r, c) = if k == 2 {
-            let p1 = (row[1].to_f64() - max).exp() / sum;
+            let p1 = exp(row[1].to_f64() - max) / sum;
             if p1 >= 0.5 {
                 (1, p1)
             } else {
-                (0, (row[0].to_f64() - max).exp() / sum)
+                (0, exp(row[0].to_f64() - max) / sum)
             }
         } else {
             reading::top_of_logit_row(row, max, sum)
@@ -557,7 +558,7 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
         k,
         labels,
         &mut state,
-        |i, s, z| (z - maxima[i].to_f64()).exp() / s.1,
+        |i, s, z| exp(z - maxima[i].to_f64()) / s.1,
         |s, u| s.0 = u,
         |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
         (&mut sorter, &mut items),

@@ -170,6 +170,21 @@ impl ScoresView<'_> {
         }
     }
 
+    /// [`ScoresView::of`] once `kept` holds what it computed: no recomputation.
+    fn borrowed<'a>(set: &'a PredictionSet, kept: &'a Option<FitScores>) -> Option<ScoresView<'a>> {
+        match (&set.scores, kept) {
+            (
+                Scores::Matrix {
+                    values,
+                    k,
+                    source: Source::Logits,
+                },
+                _,
+            ) if *k != 2 => Some(ScoresView::Multiclass(values, *k)),
+            (_, kept) => kept.as_ref().map(FitScores::view),
+        }
+    }
+
     /// See [`FitScores::temperature_scaled`].
     fn temperature_scaled(self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
         let labels = rows.iter().map(|&i| labels[i]).collect();
@@ -376,13 +391,19 @@ pub fn recalibrate_temperature_only(
     fraction: f64,
 ) -> Recalibration {
     let mut run = recalibrate_temperature(set, seed, fraction);
+    mark_maps_not_asked(&mut run);
+    run
+}
+
+/// Platt and isotonic of a temperature-only run: [`Undefined::NotAsked`] where they
+/// were [`Undefined::NotComputed`] (an undefined temperature's reason stays).
+pub fn mark_maps_not_asked(run: &mut Recalibration) {
     if matches!(run.platt, Err(Undefined::NotComputed)) {
         run.platt = Err(Undefined::NotAsked);
     }
     if matches!(run.isotonic, Err(Undefined::NotComputed)) {
         run.isotonic = Err(Undefined::NotAsked);
     }
-    run
 }
 
 /// The first part of [`recalibrate`]: the split and temperature scaling only (the
@@ -393,69 +414,174 @@ pub fn recalibrate_temperature(set: &PredictionSet, seed: u64, fraction: f64) ->
 
 /// [`recalibrate_temperature`], also returning how long the temperature fit itself
 /// took (objective and golden-section search, by the clock `now`; `None` without a
-/// clock or a fit).
+/// clock or a fit). The three stages one after the other: [`temperature_start`],
+/// [`temperature_fit`], then [`temperature_checks`] and [`temperature_finish`].
 pub fn recalibrate_temperature_clocked(
     set: &PredictionSet,
     seed: u64,
     fraction: f64,
     now: Option<fn() -> f64>,
 ) -> (Recalibration, Option<f64>) {
+    let start = temperature_start(set, seed, fraction);
+    let before = start.before(set);
+    let fitted = temperature_fit(set, &start, now);
+    let checks = temperature_checks(set, &start, &before, &fitted);
+    let fit_time = fitted.fit_time;
+    (temperature_finish(start, before, fitted, checks), fit_time)
+}
+
+/// The first stage of a temperature run: the split and the scan for exact 0/1
+/// probabilities. The stages exist so a caller can run independent work beside each
+/// (the CLI audits the whole set and makes the "before" rows and their ledger while
+/// τ is fitted, and the "after" ledger beside the checks).
+#[derive(Clone, Debug)]
+pub struct TemperatureStart {
+    /// The calibration / evaluation split.
+    pub split: Split,
+    /// See [`Recalibration::exact_zero_one_probabilities`].
+    pub exact_zero_one_probabilities: bool,
+}
+
+impl TemperatureStart {
+    /// The evaluation split of `set` as given ("before").
+    pub fn before(&self, set: &PredictionSet) -> PredictionSet {
+        reading::subset(set, &self.split.evaluation)
+    }
+}
+
+/// The second stage: τ fitted on the calibration split and the evaluation split
+/// scaled by it, or why temperature scaling is undefined.
+#[derive(Clone, Debug)]
+pub struct TemperatureFitted {
+    result: Result<(TemperatureFit, PredictionSet), Undefined>,
+    /// The scores [`FitScores::of`] computed when the set's own could not be borrowed.
+    kept: Option<FitScores>,
+    /// How long the fit took by the clock given to [`temperature_fit`].
+    pub fit_time: Option<f64>,
+}
+
+impl TemperatureFitted {
+    /// The evaluation split after scaling (logits `s/τ` or `z/τ`), when defined.
+    pub fn after(&self) -> Option<&PredictionSet> {
+        self.result.as_ref().ok().map(|(_, after)| after)
+    }
+}
+
+/// See [`TemperatureStart`].
+pub fn temperature_start(set: &PredictionSet, seed: u64, fraction: f64) -> TemperatureStart {
     let split = stratified_split(&set.labels, set.k, seed, fraction);
-    let before = reading::subset(set, &split.evaluation);
     let exact_zero_one_probabilities = set.source() == Source::Probs
         && match &set.scores {
             Scores::Column { values, .. } | Scores::Matrix { values, .. } => {
-                (0..values.len()).any(|j| matches!(values.get(j), 0.0 | 1.0))
+                crate::with_values!(values, |v| v.iter().any(|x| {
+                    let x = x.to_f64();
+                    x == 0.0 || x == 1.0
+                }))
             }
             Scores::TopLabel { .. } => false,
         };
-    let mut fit_time = None;
+    TemperatureStart {
+        split,
+        exact_zero_one_probabilities,
+    }
+}
+
+/// See [`TemperatureFitted`]; `now` times the fit.
+pub fn temperature_fit(
+    set: &PredictionSet,
+    start: &TemperatureStart,
+    now: Option<fn() -> f64>,
+) -> TemperatureFitted {
     let mut kept = None;
-    let temperature = match ScoresView::of(set, &mut kept) {
+    let mut fit_time = None;
+    let result = match ScoresView::of(set, &mut kept) {
         None => Err(Undefined::TopLabel),
-        Some(_) if split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
+        Some(_) if start.split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
         Some(scores) => {
-            let (outcome, time) = temperature(set, scores, &split, &before, now);
+            let (fit, after, time) = temperature(set, scores, &start.split, now);
             fit_time = time;
-            Ok(outcome)
+            Ok((fit, after))
         }
     };
+    TemperatureFitted {
+        result,
+        kept,
+        fit_time,
+    }
+}
+
+/// The third stage: the invariance checks of a defined fit (`None` otherwise),
+/// `before` being [`TemperatureStart::before`].
+pub fn temperature_checks(
+    set: &PredictionSet,
+    start: &TemperatureStart,
+    before: &PredictionSet,
+    fitted: &TemperatureFitted,
+) -> Option<TemperatureInvariants> {
+    let (fit, after) = fitted.result.as_ref().ok()?;
+    let scores = ScoresView::borrowed(set, &fitted.kept)?;
+    Some(invariants(scores, &start.split, fit, before, after))
+}
+
+/// The run of the three stages, `checks` being [`temperature_checks`] of them. Platt
+/// and isotonic are [`Undefined::NotComputed`] (or temperature's own reason).
+pub fn temperature_finish(
+    start: TemperatureStart,
+    before: PredictionSet,
+    fitted: TemperatureFitted,
+    checks: Option<TemperatureInvariants>,
+) -> Recalibration {
+    let temperature = fitted.result.map(|(fit, after)| TemperatureOutcome {
+        fit,
+        after,
+        invariants: checks.expect("the checks of a defined fit"),
+    });
     let pending = match &temperature {
         Err(reason) => reason.clone(),
         Ok(_) => Undefined::NotComputed,
     };
-    let run = Recalibration {
-        split,
+    Recalibration {
+        split: start.split,
         before,
         temperature,
         platt: Err(pending.clone()),
         isotonic: Err(pending),
-        exact_zero_one_probabilities,
-    };
-    (run, fit_time)
+        exact_zero_one_probabilities: start.exact_zero_one_probabilities,
+    }
 }
 
 /// The second part of [`recalibrate`]: fits Platt and isotonic on `run`'s
 /// calibration split (`run` from [`recalibrate_temperature`] of the same `set`) and
 /// applies them to its evaluation split. Nothing to do when the run is undefined.
 pub fn fit_maps(set: &PredictionSet, run: &mut Recalibration) {
-    let Some(scores) = FitScores::of(set) else {
-        return;
-    };
-    if run.split.calibration.is_empty() {
-        return;
+    if let Some((platt, isotonic)) = fit_maps_on(set, &run.split) {
+        run.platt = Ok(platt);
+        run.isotonic = Ok(isotonic);
     }
-    run.platt = Ok(one_vs_rest(set, &scores, &run.split, fit_platt));
-    run.isotonic = Ok(one_vs_rest(set, &scores, &run.split, fit_isotonic));
+}
+
+/// Platt and isotonic fitted one-vs-rest on `split`'s calibration rows and applied to
+/// its evaluation rows; `None` for top-label sets and an empty calibration split.
+pub fn fit_maps_on(
+    set: &PredictionSet,
+    split: &Split,
+) -> Option<(MapOutcome<PlattFit>, MapOutcome<IsotonicFit>)> {
+    let scores = FitScores::of(set)?;
+    if split.calibration.is_empty() {
+        return None;
+    }
+    Some((
+        one_vs_rest(set, &scores, split, fit_platt),
+        one_vs_rest(set, &scores, split, fit_isotonic),
+    ))
 }
 
 fn temperature(
     set: &PredictionSet,
     scores: ScoresView<'_>,
     split: &Split,
-    before: &PredictionSet,
     now: Option<fn() -> f64>,
-) -> (TemperatureOutcome, Option<f64>) {
+) -> (TemperatureFit, PredictionSet, Option<f64>) {
     let start = now.map(|f| f());
     let cal = Some(split.calibration.as_slice());
     let options = TemperatureOptions::default();
@@ -470,13 +596,7 @@ fn temperature(
     };
     let fit_time = now.zip(start).map(|(f, t)| f() - t);
     let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
-    let invariants = invariants(scores, split, &fit, before, &after);
-    let outcome = TemperatureOutcome {
-        fit,
-        after,
-        invariants,
-    };
-    (outcome, fit_time)
+    (fit, after, fit_time)
 }
 
 fn invariants(

@@ -33,13 +33,22 @@ impl ProbChecks {
     }
 }
 
-/// Number of distinct values of `v` (NaN counted once).
+/// Number of distinct values of `v` (bit patterns of the IEEE total order, so `-0.0`
+/// and `0.0` are two values; every NaN counted as one). Sorts integer keys: about
+/// twice as fast as a comparison sort of the floats.
 pub fn distinct_count(v: &[f64]) -> usize {
-    let mut s = v.to_vec();
-    s.sort_unstable_by(f64::total_cmp);
-    s.dedup_by(|a, b| a.total_cmp(b).is_eq() || (a.is_nan() && b.is_nan()));
-    s.len()
+    let mut keys: Vec<u64> = v
+        .iter()
+        .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
 }
+
+/// Samples whose scores a walk in sorted order gathers at a time: a loop of
+/// independent loads (cache misses overlap) before the dependent work.
+const GATHER: usize = 1024;
 
 /// Classes whose columns [`prob_checks`] extracts per pass over the rows.
 const CLASS_BLOCK: usize = 16;
@@ -52,6 +61,8 @@ const INDEX: u32 = 0x7fff_ffff;
 struct Scratch {
     sorter: RadixSorter,
     items: Vec<u64>,
+    /// `(before, after)` scores of a chunk of items, gathered.
+    gathered: Vec<(f64, f64)>,
 }
 
 impl Scratch {
@@ -101,25 +112,43 @@ fn order_and_auc_with(
     let mut identical = true;
     let mut previous: Option<(f64, u32)> = None;
     scratch.sort(before, positive);
-    for &x in &scratch.items {
-        let p = radix::payload_of(x);
-        let i = p & INDEX;
-        let (b, a) = (before[i as usize], after[i as usize]);
-        push(&mut auc_before, b, p);
-        if identical {
-            if let Some((a0, i0)) = previous {
-                identical = (a0 + 0.0).total_cmp(&(a + 0.0)).then(i0.cmp(&i)).is_lt();
+    let Scratch {
+        items, gathered, ..
+    } = &mut *scratch;
+    for chunk in items.chunks(GATHER) {
+        gathered.clear();
+        gathered.extend(chunk.iter().map(|&x| {
+            let i = (radix::payload_of(x) & INDEX) as usize;
+            (before[i], after[i])
+        }));
+        for (&x, &(b, a)) in chunk.iter().zip(gathered.iter()) {
+            let p = radix::payload_of(x);
+            let i = p & INDEX;
+            push(&mut auc_before, b, p);
+            if identical {
+                if let Some((a0, i0)) = previous {
+                    identical = (a0 + 0.0).total_cmp(&(a + 0.0)).then(i0.cmp(&i)).is_lt();
+                }
+                previous = Some((a, i));
+                push(&mut auc_after, a, p);
             }
-            previous = Some((a, i));
-            push(&mut auc_after, a, p);
         }
     }
     if !identical {
         auc_after = AucBuilder::default();
         scratch.sort(after, positive);
-        for &x in &scratch.items {
-            let p = radix::payload_of(x);
-            push(&mut auc_after, after[(p & INDEX) as usize], p);
+        let Scratch {
+            items, gathered, ..
+        } = &mut *scratch;
+        for chunk in items.chunks(GATHER) {
+            gathered.clear();
+            gathered.extend(chunk.iter().map(|&x| {
+                let i = (radix::payload_of(x) & INDEX) as usize;
+                (after[i], 0.0)
+            }));
+            for (&x, &(a, _)) in chunk.iter().zip(gathered.iter()) {
+                push(&mut auc_after, a, radix::payload_of(x));
+            }
         }
     }
     (identical, auc_before.finish().0, auc_after.finish().0)

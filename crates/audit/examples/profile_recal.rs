@@ -1,0 +1,64 @@
+//! Times the pieces of `calibscope audit --temperature-only` on one file, one thread:
+//! the parse, the whole set's audit, the split and evaluation subset, the temperature
+//! fit, the rest of the temperature run (scaled evaluation rows, invariant checks),
+//! the invariant checks alone, and the two ledgers.
+//! `cargo run --release -p calibscope-audit --example profile_recal -- FILE...`
+
+use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::recal::apply::recalibrate_temperature_clocked;
+use calibscope_core::recal::checks::prob_checks;
+use calibscope_core::split::stratified_split;
+
+use std::time::Instant;
+
+fn now() -> f64 {
+    thread_local!(static START: Instant = Instant::now());
+    START.with(|s| s.elapsed().as_secs_f64())
+}
+
+fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    println!("{what:<40} {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    out
+}
+
+fn main() {
+    let paths: Vec<std::path::PathBuf> = std::env::args().skip(1).map(Into::into).collect();
+    let options = calibscope_io::Options {
+        threads: 1,
+        ..Default::default()
+    };
+    let dataset = timed("parse (one thread)", || {
+        calibscope_io::open_paths(&paths, &options).expect("valid input")
+    });
+    let set = &dataset.models[0].1;
+    timed("audit of the whole set", || {
+        Audit::compute(set, &AuditSettings::default())
+    });
+    let split = timed("split", || stratified_split(&set.labels, set.k, 0, 0.5));
+    timed("evaluation subset", || {
+        calibscope_core::reading::subset(set, &split.evaluation)
+    });
+    let (run, fit) = timed("split + subset + temperature run", || {
+        recalibrate_temperature_clocked(set, 0, 0.5, Some(now))
+    });
+    println!(
+        "{:<40} {:>8.1} ms",
+        "  of which the fit",
+        fit.unwrap_or(f64::NAN) * 1e3
+    );
+    let after = &run.temperature.as_ref().expect("fitted").after;
+    // CHECKS=N repeats the checks (a target for `perf record`)
+    let repeat: usize = std::env::var("CHECKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for _ in 0..repeat {
+        timed("invariant checks alone", || prob_checks(&run.before, after));
+    }
+    timed("ledger before", || {
+        calibscope_audit::ledger_json(&run.before)
+    });
+    timed("ledger after", || calibscope_audit::ledger_json(after));
+}
