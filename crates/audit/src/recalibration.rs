@@ -7,7 +7,7 @@ use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::recal::apply::{
     fit_maps_on, mark_maps_not_asked, recalibrate, recalibrate_temperature_only,
-    temperature_checks, temperature_finish, temperature_fit, temperature_start, MapOutcome,
+    temperature_finish, temperature_fit, temperature_order_checks, temperature_start, MapOutcome,
     Recalibration, TemperatureOutcome, Undefined,
 };
 use calibscope_core::recal::{IsotonicFit, PlattFit};
@@ -45,13 +45,27 @@ const INDEX_HEAD: usize = 50;
 /// The ledger of one prediction set (the evaluation split before or after a method):
 /// the metrics of seed 001's table, extended.
 pub fn ledger_json(set: &PredictionSet) -> Value {
-    let audit = Audit::compute(
+    ledger_json_of(&ledger_audit(set))
+}
+
+/// The audit a ledger reads (bins 10 and 15).
+fn ledger_audit(set: &PredictionSet) -> Audit {
+    Audit::compute(
         set,
         &AuditSettings {
             m_values: vec![10, 15],
             ..AuditSettings::default()
         },
-    );
+    )
+}
+
+/// The one-vs-rest AUC of each class of an audit.
+fn class_aucs(audit: &Audit) -> Vec<Option<f64>> {
+    audit.classes.iter().map(|c| c.auc).collect()
+}
+
+/// [`ledger_json`] of the set `audit` is the [`ledger_audit`] of.
+fn ledger_json_of(audit: &Audit) -> Value {
     let conf = |b: Binning, m: usize| audit.confidence.at(b, m).copied();
     let mut o = Map::new();
     o.insert("n".into(), json!(audit.n));
@@ -312,7 +326,7 @@ pub(crate) fn audit_and_recalibration(
             let _ = before.set(got(&start).before(set));
         }),
         Task::new(&[FIT, BEFORE], || {
-            let _ = checks.set(temperature_checks(
+            let _ = checks.set(temperature_order_checks(
                 set,
                 got(&start),
                 got(&before),
@@ -320,10 +334,10 @@ pub(crate) fn audit_and_recalibration(
             ));
         }),
         Task::new(&[FIT], || {
-            let _ = after_ledger.set(got(&fitted).after().map(ledger_json));
+            let _ = after_ledger.set(got(&fitted).after().map(ledger_audit));
         }),
         Task::new(&[BEFORE], || {
-            let _ = before_ledger.set(ledger_json(got(&before)));
+            let _ = before_ledger.set(ledger_audit(got(&before)));
         }),
         Task::new(&[SPLIT], || {
             let _ = maps.set(
@@ -334,7 +348,15 @@ pub(crate) fn audit_and_recalibration(
         }),
     ];
     tasks::run(sections, graph);
-    let mut r = temperature_finish(take(start), take(before), take(fitted), take(checks));
+    let (before_ledger, after_ledger) = (take(before_ledger), take(after_ledger));
+    // the checks' AUC changes come from the ledgers' audits (the same numbers)
+    let checks = take(checks).map(|pending| {
+        let after = after_ledger
+            .as_ref()
+            .expect("a defined fit has its after set");
+        pending.with_aucs(&class_aucs(&before_ledger), &class_aucs(after))
+    });
+    let mut r = temperature_finish(take(start), take(before), take(fitted), checks);
     match take(maps) {
         Some(Some((platt, isotonic))) => {
             r.platt = Ok(platt);
@@ -349,8 +371,8 @@ pub(crate) fn audit_and_recalibration(
         || isotonic_section(&r.isotonic, kind),
     );
     let pieces = Pieces {
-        before: take(before_ledger),
-        temperature_after: take(after_ledger),
+        before: ledger_json_of(&before_ledger),
+        temperature_after: after_ledger.as_ref().map(ledger_json_of),
         platt,
         isotonic,
     };
@@ -424,4 +446,62 @@ fn assemble(
         );
     }
     Value::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use calibscope_core::synth::boosted_logits;
+    use calibscope_core::{Scores, Source, Values};
+
+    /// Logits, their softmax rounded to 3 decimals (ties, renormalised within the
+    /// contract's tolerance), and two-class versions of both.
+    fn sets(n: usize, k: usize, seed: u64) -> Vec<PredictionSet> {
+        let (z, y) = boosted_logits(n, k, seed);
+        let matrix = |values: Values, source| PredictionSet {
+            labels: y.clone(),
+            scores: Scores::Matrix { values, k, source },
+            k,
+        };
+        let mut p = Vec::with_capacity(z.len());
+        for row in z.chunks_exact(k) {
+            let max = row.iter().fold(f32::MIN, |a, &b| a.max(b)) as f64;
+            let e: Vec<f64> = row.iter().map(|&v| (v as f64 - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            let rounded: Vec<f64> = e.iter().map(|v| (v / sum * 1e3).round() / 1e3).collect();
+            let total: f64 = rounded.iter().sum();
+            p.extend(rounded.iter().map(|v| v / total));
+        }
+        vec![
+            matrix(Values::F32(z), Source::Logits),
+            matrix(Values::F64(p), Source::Probs),
+        ]
+    }
+
+    /// The task graph (checks completed with the ledgers' AUCs) and the one-run
+    /// section (checks computing their AUCs) agree value for value, on threads or not.
+    #[test]
+    fn the_task_graph_gives_the_one_run_section() {
+        for (k, seed) in [(2, 1), (3, 2), (10, 3), (40, 4)] {
+            for set in sets(3_000, k, seed) {
+                for platt_and_isotonic in [false, true] {
+                    let recal = RecalibrationSettings {
+                        platt_and_isotonic,
+                        ..RecalibrationSettings::default()
+                    };
+                    let alone = recalibration_json(&set, &recal);
+                    for sections in [Sections::Sequential, Sections::Threads] {
+                        let (audit, section) = audit_and_recalibration(
+                            &set,
+                            &AuditSettings::default(),
+                            &recal,
+                            sections,
+                        );
+                        assert_eq!(section, alone, "k = {k}, {:?}", set.source());
+                        assert_eq!(audit, Audit::compute(&set, &AuditSettings::default()));
+                    }
+                }
+            }
+        }
+    }
 }

@@ -4,7 +4,9 @@
 
 mod support;
 
-use calibscope_audit::{audit_document, audit_document_in, AuditOptions, Sections};
+use calibscope_audit::{
+    audit_document, audit_document_in, recalibration_json, AuditOptions, Sections,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -70,6 +72,20 @@ fn check_dir(dir: &str) -> usize {
             failures.push(format!(
                 "{name}: the document differs with Sections::Threads"
             ));
+        }
+        // the worker's way (one recalibration run, its checks computing the AUCs
+        // themselves) gives the same recalibration section as the task graph, which
+        // takes the AUC changes from the ledgers' audits
+        if let (Ok(dataset), Some(recal)) = (&parsed, &options.recalibration) {
+            let set = &dataset.models[0].1;
+            if dataset.models.len() == 1 && set.kind() != calibscope_core::Kind::TopLabel {
+                let alone = recalibration_json(set, recal);
+                if got.get("recalibration") != Some(&alone) {
+                    failures.push(format!(
+                        "{name}: the recalibration section differs from recalibration_json"
+                    ));
+                }
+            }
         }
         for m in support::compare::compare(&got, &expected) {
             failures.push(format!("{name}: {}: {}", m.path, m.detail));

@@ -9,11 +9,15 @@
 
 use super::{
     fit_isotonic, fit_platt, logit_clipped, renormalize_rows, two_column_score, IsotonicFit,
-    PlattFit, TemperatureFit, TemperatureObjective, TemperatureOptions,
+    PlattFit, TemperatureFit,
 };
 use crate::data::{Kind, PredictionSet, Real, Scores, Source, Values};
-use crate::reading;
-use crate::split::{stratified_split, Split};
+use crate::split::Split;
+
+pub use super::staged::{
+    temperature_checks, temperature_finish, temperature_fit, temperature_order_checks,
+    temperature_start, PendingInvariants, TemperatureFitted, TemperatureStart,
+};
 
 /// The scores the fits work on: the binary score `s` (a logit) per sample, or the
 /// multiclass logit matrix `z` (given, or `ln p` of probability input, clipped).
@@ -148,7 +152,7 @@ impl FitScores {
 /// The scores of temperature scaling, borrowed: from a [`FitScores`], or straight
 /// from a set's own logit matrix (which [`FitScores::of`] would copy).
 #[derive(Clone, Copy)]
-enum ScoresView<'a> {
+pub(super) enum ScoresView<'a> {
     Binary(&'a [f64]),
     Multiclass(&'a Values, usize),
 }
@@ -156,7 +160,10 @@ enum ScoresView<'a> {
 impl ScoresView<'_> {
     /// The scores of `set` as [`FitScores::of`] gives them, borrowed when `set` holds
     /// a multiclass logit matrix (`kept` holds the computed scores otherwise).
-    fn of<'a>(set: &'a PredictionSet, kept: &'a mut Option<FitScores>) -> Option<ScoresView<'a>> {
+    pub(super) fn of<'a>(
+        set: &'a PredictionSet,
+        kept: &'a mut Option<FitScores>,
+    ) -> Option<ScoresView<'a>> {
         match &set.scores {
             Scores::Matrix {
                 values,
@@ -171,7 +178,10 @@ impl ScoresView<'_> {
     }
 
     /// [`ScoresView::of`] once `kept` holds what it computed: no recomputation.
-    fn borrowed<'a>(set: &'a PredictionSet, kept: &'a Option<FitScores>) -> Option<ScoresView<'a>> {
+    pub(super) fn borrowed<'a>(
+        set: &'a PredictionSet,
+        kept: &'a Option<FitScores>,
+    ) -> Option<ScoresView<'a>> {
         match (&set.scores, kept) {
             (
                 Scores::Matrix {
@@ -186,7 +196,12 @@ impl ScoresView<'_> {
     }
 
     /// See [`FitScores::temperature_scaled`].
-    fn temperature_scaled(self, labels: &[u32], tau: f64, rows: &[usize]) -> PredictionSet {
+    pub(super) fn temperature_scaled(
+        self,
+        labels: &[u32],
+        tau: f64,
+        rows: &[usize],
+    ) -> PredictionSet {
         let labels = rows.iter().map(|&i| labels[i]).collect();
         match self {
             ScoresView::Binary(s) => PredictionSet {
@@ -430,126 +445,6 @@ pub fn recalibrate_temperature_clocked(
     (temperature_finish(start, before, fitted, checks), fit_time)
 }
 
-/// The first stage of a temperature run: the split and the scan for exact 0/1
-/// probabilities. The stages exist so a caller can run independent work beside each
-/// (the CLI audits the whole set and makes the "before" rows and their ledger while
-/// τ is fitted, and the "after" ledger beside the checks).
-#[derive(Clone, Debug)]
-pub struct TemperatureStart {
-    /// The calibration / evaluation split.
-    pub split: Split,
-    /// See [`Recalibration::exact_zero_one_probabilities`].
-    pub exact_zero_one_probabilities: bool,
-}
-
-impl TemperatureStart {
-    /// The evaluation split of `set` as given ("before").
-    pub fn before(&self, set: &PredictionSet) -> PredictionSet {
-        reading::subset(set, &self.split.evaluation)
-    }
-}
-
-/// The second stage: τ fitted on the calibration split and the evaluation split
-/// scaled by it, or why temperature scaling is undefined.
-#[derive(Clone, Debug)]
-pub struct TemperatureFitted {
-    result: Result<(TemperatureFit, PredictionSet), Undefined>,
-    /// The scores [`FitScores::of`] computed when the set's own could not be borrowed.
-    kept: Option<FitScores>,
-    /// How long the fit took by the clock given to [`temperature_fit`].
-    pub fit_time: Option<f64>,
-}
-
-impl TemperatureFitted {
-    /// The evaluation split after scaling (logits `s/τ` or `z/τ`), when defined.
-    pub fn after(&self) -> Option<&PredictionSet> {
-        self.result.as_ref().ok().map(|(_, after)| after)
-    }
-}
-
-/// See [`TemperatureStart`].
-pub fn temperature_start(set: &PredictionSet, seed: u64, fraction: f64) -> TemperatureStart {
-    let split = stratified_split(&set.labels, set.k, seed, fraction);
-    let exact_zero_one_probabilities = set.source() == Source::Probs
-        && match &set.scores {
-            Scores::Column { values, .. } | Scores::Matrix { values, .. } => {
-                crate::with_values!(values, |v| v.iter().any(|x| {
-                    let x = x.to_f64();
-                    x == 0.0 || x == 1.0
-                }))
-            }
-            Scores::TopLabel { .. } => false,
-        };
-    TemperatureStart {
-        split,
-        exact_zero_one_probabilities,
-    }
-}
-
-/// See [`TemperatureFitted`]; `now` times the fit.
-pub fn temperature_fit(
-    set: &PredictionSet,
-    start: &TemperatureStart,
-    now: Option<fn() -> f64>,
-) -> TemperatureFitted {
-    let mut kept = None;
-    let mut fit_time = None;
-    let result = match ScoresView::of(set, &mut kept) {
-        None => Err(Undefined::TopLabel),
-        Some(_) if start.split.calibration.is_empty() => Err(Undefined::EmptyCalibrationSplit),
-        Some(scores) => {
-            let (fit, after, time) = temperature(set, scores, &start.split, now);
-            fit_time = time;
-            Ok((fit, after))
-        }
-    };
-    TemperatureFitted {
-        result,
-        kept,
-        fit_time,
-    }
-}
-
-/// The third stage: the invariance checks of a defined fit (`None` otherwise),
-/// `before` being [`TemperatureStart::before`].
-pub fn temperature_checks(
-    set: &PredictionSet,
-    start: &TemperatureStart,
-    before: &PredictionSet,
-    fitted: &TemperatureFitted,
-) -> Option<TemperatureInvariants> {
-    let (fit, after) = fitted.result.as_ref().ok()?;
-    let scores = ScoresView::borrowed(set, &fitted.kept)?;
-    Some(invariants(scores, &start.split, fit, before, after))
-}
-
-/// The run of the three stages, `checks` being [`temperature_checks`] of them. Platt
-/// and isotonic are [`Undefined::NotComputed`] (or temperature's own reason).
-pub fn temperature_finish(
-    start: TemperatureStart,
-    before: PredictionSet,
-    fitted: TemperatureFitted,
-    checks: Option<TemperatureInvariants>,
-) -> Recalibration {
-    let temperature = fitted.result.map(|(fit, after)| TemperatureOutcome {
-        fit,
-        after,
-        invariants: checks.expect("the checks of a defined fit"),
-    });
-    let pending = match &temperature {
-        Err(reason) => reason.clone(),
-        Ok(_) => Undefined::NotComputed,
-    };
-    Recalibration {
-        split: start.split,
-        before,
-        temperature,
-        platt: Err(pending.clone()),
-        isotonic: Err(pending),
-        exact_zero_one_probabilities: start.exact_zero_one_probabilities,
-    }
-}
-
 /// The second part of [`recalibrate`]: fits Platt and isotonic on `run`'s
 /// calibration split (`run` from [`recalibrate_temperature`] of the same `set`) and
 /// applies them to its evaluation split. Nothing to do when the run is undefined.
@@ -574,61 +469,6 @@ pub fn fit_maps_on(
         one_vs_rest(set, &scores, split, fit_platt),
         one_vs_rest(set, &scores, split, fit_isotonic),
     ))
-}
-
-fn temperature(
-    set: &PredictionSet,
-    scores: ScoresView<'_>,
-    split: &Split,
-    now: Option<fn() -> f64>,
-) -> (TemperatureFit, PredictionSet, Option<f64>) {
-    let start = now.map(|f| f());
-    let cal = Some(split.calibration.as_slice());
-    let options = TemperatureOptions::default();
-    let fit = match scores {
-        ScoresView::Binary(s) => super::BinaryNll::new(s, &set.labels, cal)
-            .expect("non-empty split")
-            .fit(&options),
-        ScoresView::Multiclass(logits, k) => {
-            super::fit_temperature_values(logits, k, &set.labels, cal, &options)
-                .expect("non-empty split")
-        }
-    };
-    let fit_time = now.zip(start).map(|(f, t)| f() - t);
-    let after = scores.temperature_scaled(&set.labels, fit.tau, &split.evaluation);
-    (fit, after, fit_time)
-}
-
-fn invariants(
-    scores: ScoresView<'_>,
-    split: &Split,
-    fit: &TemperatureFit,
-    before: &PredictionSet,
-    after: &PredictionSet,
-) -> TemperatureInvariants {
-    let checks = super::checks::prob_checks(before, after);
-    let (score_order_identical, score_auc_identical, score_auc) = match scores {
-        ScoresView::Binary(s) => {
-            let s_eval: Vec<f64> = split.evaluation.iter().map(|&i| s[i]).collect();
-            let scaled: Vec<f64> = s_eval.iter().map(|v| v / fit.tau).collect();
-            let (identical, b, a) =
-                super::checks::order_and_auc(&s_eval, &scaled, |i| before.labels[i] == 1);
-            (Some(identical), Some(a == b), Some((b, a)))
-        }
-        ScoresView::Multiclass(..) => (None, None, None),
-    };
-    TemperatureInvariants {
-        argmax_identical: checks.argmax_identical(),
-        accuracy_identical: checks.accuracy.0 == checks.accuracy.1,
-        nll_cal_not_above_tau1: fit.nll_tau <= fit.nll_tau1,
-        score_order_identical,
-        score_auc_identical,
-        score_auc,
-        prob_argsort_identical_per_class: checks.argsort_identical_per_class.clone(),
-        prob_auc_change_per_class: checks.auc_change_per_class.clone(),
-        prob_auc_macro_change: checks.auc_macro_change,
-        checks,
-    }
 }
 
 /// Fits `fit` one-vs-rest (binary: once, on `s`) on the calibration split and maps

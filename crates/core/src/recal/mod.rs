@@ -24,6 +24,7 @@ pub mod isotonic;
 pub mod kernel;
 pub mod platt;
 mod screen;
+mod staged;
 mod taylor;
 pub mod temperature;
 
