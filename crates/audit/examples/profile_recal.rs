@@ -1,12 +1,13 @@
 //! Times the pieces of `calibscope audit --temperature-only` on one file, one thread:
 //! the parse, the whole set's audit, the split and evaluation subset, the temperature
 //! fit, the rest of the temperature run (scaled evaluation rows, invariant checks),
-//! the invariant checks alone, and the two ledgers.
+//! the invariant checks alone (with their own AUCs, and the order checks the CLI's
+//! task graph runs), and the two ledgers.
 //! `cargo run --release -p calibscope-audit --example profile_recal -- FILE...`
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::recal::apply::recalibrate_temperature_clocked;
-use calibscope_core::recal::checks::prob_checks;
+use calibscope_core::recal::checks::{order_checks, prob_checks};
 use calibscope_core::split::stratified_split;
 
 use std::time::Instant;
@@ -56,6 +57,9 @@ fn main() {
         .unwrap_or(1);
     for _ in 0..repeat {
         timed("invariant checks alone", || prob_checks(&run.before, after));
+        timed("order checks alone (the CLI's)", || {
+            order_checks(&run.before, after)
+        });
     }
     timed("ledger before", || {
         calibscope_audit::ledger_json(&run.before)
