@@ -101,10 +101,20 @@ pub fn temperature_checks(
     before: &PredictionSet,
     fitted: &TemperatureFitted,
 ) -> Option<TemperatureInvariants> {
+    let (after, scores) = defined(set, start, before, fitted)?;
+    Some(scores.with(super::checks::prob_checks(before, after)))
+}
+
+/// A defined fit's evaluation set after scaling and the checks on its scores.
+fn defined<'a>(
+    set: &PredictionSet,
+    start: &TemperatureStart,
+    before: &PredictionSet,
+    fitted: &'a TemperatureFitted,
+) -> Option<(&'a PredictionSet, ScoreChecks)> {
     let (fit, after) = fitted.result.as_ref().ok()?;
     let scores = ScoresView::borrowed(set, &fitted.kept)?;
-    let checks = super::checks::prob_checks(before, after);
-    Some(score_checks(scores, &start.split, fit, before).with(checks))
+    Some((after, score_checks(scores, &start.split, fit, before)))
 }
 
 /// [`temperature_checks`] without the per-class AUCs of the probabilities (the
@@ -117,11 +127,10 @@ pub fn temperature_order_checks(
     before: &PredictionSet,
     fitted: &TemperatureFitted,
 ) -> Option<PendingInvariants> {
-    let (fit, after) = fitted.result.as_ref().ok()?;
-    let scores = ScoresView::borrowed(set, &fitted.kept)?;
+    let (after, scores) = defined(set, start, before, fitted)?;
     Some(PendingInvariants {
         order: super::checks::order_checks(before, after),
-        scores: score_checks(scores, &start.split, fit, before),
+        scores,
     })
 }
 
