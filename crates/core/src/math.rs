@@ -1,12 +1,14 @@
-//! `exp` for the softmax of logit matrices, written so the compiler can vectorise it.
+//! `exp` for the softmax of logit matrices, inlined into its loops.
 //!
 //! The softmax of an `n x k` logit matrix takes `n k` exponentials per pass, and an
 //! audit with its recalibration ledgers and checks makes several passes: on 1M x 100
-//! logits the platform's `exp` (a call per value that no loop can vectorise) was
+//! logits the platform's `exp` (a call per value, which no loop can vectorise) was
 //! ~17 % of the CPU time of `calibscope audit`. [`exp`] is branch-free arithmetic
-//! that inlines into those loops, so `x86_64` (SSE2) and `wasm32` (`simd128`) builds
-//! evaluate it two lanes at a time, and it gives the same bits on every platform
-//! (the platform `exp`s of glibc and of Rust's wasm `libm` differ in the last bit).
+//! that inlines into those loops (1.5x glibc's `exp` on 10M values natively, 31 vs
+//! 47 ms; where a loop allows, the compiler also vectorises it), and it gives the
+//! same bits on every platform (the platform `exp`s of glibc and of Rust's wasm
+//! `libm` differ in the last bit). A polynomial `ln` in the same style was slower
+//! than glibc's table-driven `log` (its division), so logarithms stay `f64::ln`.
 
 /// `e^x` within 1 ulp of the exact value (measured: worst 0.954 ulp over 600k random
 /// arguments; glibc's `exp` is also within 1 ulp, not correctly rounded either):
