@@ -1,13 +1,15 @@
 //! Times the pieces of `calibscope audit --temperature-only` on one file, one thread:
 //! the parse, the whole set's audit, the split and evaluation subset, the temperature
 //! fit, the rest of the temperature run (scaled evaluation rows, invariant checks),
-//! the invariant checks alone (with their own AUCs, and the order checks the CLI's
-//! task graph runs), and the two ledgers.
+//! the invariant checks alone (with their own AUCs, and the checks the CLI's task
+//! graph runs: the top labels' checks, each class's order riding in the "after"
+//! ledger's audit), and the two ledgers.
 //! `cargo run --release -p calibscope-audit --example profile_recal -- FILE...`
 
 use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::recalibrate_temperature_clocked;
-use calibscope_core::recal::checks::{order_checks, prob_checks};
+use calibscope_core::recal::checks::{order_checks, prob_checks, top_label_checks};
 use calibscope_core::split::stratified_split;
 
 use std::time::Instant;
@@ -57,8 +59,22 @@ fn main() {
         .unwrap_or(1);
     for _ in 0..repeat {
         timed("invariant checks alone", || prob_checks(&run.before, after));
-        timed("order checks alone (the CLI's)", || {
+        timed("order checks alone (sorts each class)", || {
             order_checks(&run.before, after)
+        });
+        let view = ProbView::new(&run.before).expect("scores");
+        timed("top-label checks (the CLI's)", || {
+            top_label_checks(&view, &ProbView::new(after).expect("scores"))
+        });
+        timed("audit after + class orders (the CLI's)", || {
+            Audit::compute_with_orders(
+                after,
+                &AuditSettings {
+                    m_values: vec![10, 15],
+                    ..AuditSettings::default()
+                },
+                &view,
+            )
         });
     }
     timed("ledger before", || {

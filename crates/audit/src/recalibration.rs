@@ -5,10 +5,11 @@ use crate::tasks::{self, Task};
 use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
+use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{
     fit_maps_on, mark_maps_not_asked, recalibrate, recalibrate_temperature_only,
-    temperature_finish, temperature_fit, temperature_order_checks, temperature_start, MapOutcome,
-    Recalibration, TemperatureOutcome, Undefined,
+    temperature_finish, temperature_fit, temperature_start, temperature_top_label_checks,
+    MapOutcome, Recalibration, TemperatureOutcome, Undefined,
 };
 use calibscope_core::recal::{IsotonicFit, PlattFit};
 use calibscope_core::{Kind, PredictionSet};
@@ -48,15 +49,17 @@ pub fn ledger_json(set: &PredictionSet) -> Value {
     ledger_json_of(&ledger_audit(set))
 }
 
-/// The audit a ledger reads (bins 10 and 15).
+/// The settings of the audit a ledger reads (bins 10 and 15).
+fn ledger_settings() -> AuditSettings {
+    AuditSettings {
+        m_values: vec![10, 15],
+        ..AuditSettings::default()
+    }
+}
+
+/// The audit a ledger reads.
 fn ledger_audit(set: &PredictionSet) -> Audit {
-    Audit::compute(
-        set,
-        &AuditSettings {
-            m_values: vec![10, 15],
-            ..AuditSettings::default()
-        },
-    )
+    Audit::compute(set, &ledger_settings())
 }
 
 /// The one-vs-rest AUC of each class of an audit.
@@ -300,7 +303,8 @@ pub(crate) fn audit_and_recalibration(
 ) -> (Audit, Value) {
     let kind = set.kind();
     let (start, fitted, audit) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
-    let (before, before_ledger, after_ledger) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
+    let (before, before_view) = (OnceLock::new(), OnceLock::new());
+    let (before_ledger, after_ledger) = (OnceLock::new(), OnceLock::new());
     let (checks, maps) = (OnceLock::new(), OnceLock::new());
     fn got<T>(cell: &OnceLock<T>) -> &T {
         cell.get().expect("a task's input")
@@ -312,6 +316,7 @@ pub(crate) fn audit_and_recalibration(
     const SPLIT: usize = 0;
     const FIT: usize = 1;
     const BEFORE: usize = 3;
+    const BEFORE_VIEW: usize = 4;
     let graph = vec![
         Task::new(&[], || {
             let _ = start.set(temperature_start(set, recal.seed, recal.fraction));
@@ -325,19 +330,24 @@ pub(crate) fn audit_and_recalibration(
         Task::new(&[SPLIT], || {
             let _ = before.set(got(&start).before(set));
         }),
-        Task::new(&[FIT, BEFORE], || {
-            let _ = checks.set(temperature_order_checks(
-                set,
-                got(&start),
-                got(&before),
-                got(&fitted),
-            ));
-        }),
-        Task::new(&[FIT], || {
-            let _ = after_ledger.set(got(&fitted).after().map(ledger_audit));
+        Task::new(&[BEFORE], || {
+            let _ = before_view.set(ProbView::new(got(&before)));
         }),
         Task::new(&[BEFORE], || {
             let _ = before_ledger.set(ledger_audit(got(&before)));
+        }),
+        // the "after" ledger's sorted walks of each class also check that class's
+        // order against the "before" scores: no sort of its own for the checks
+        Task::new(&[FIT, BEFORE_VIEW], || {
+            let _ = after_ledger.set(got(&fitted).after().map(|after| match got(&before_view) {
+                Some(view) => Audit::compute_with_orders(after, &ledger_settings(), view),
+                None => (ledger_audit(after), Vec::new()),
+            }));
+        }),
+        Task::new(&[FIT, BEFORE_VIEW], || {
+            let _ = checks.set(got(&before_view).as_ref().and_then(|view| {
+                temperature_top_label_checks(set, got(&start), view, got(&fitted))
+            }));
         }),
         Task::new(&[SPLIT], || {
             let _ = maps.set(
@@ -348,14 +358,19 @@ pub(crate) fn audit_and_recalibration(
         }),
     ];
     tasks::run(sections, graph);
+    drop(before_view);
     let (before_ledger, after_ledger) = (take(before_ledger), take(after_ledger));
-    // the checks' AUC changes come from the ledgers' audits (the same numbers)
+    // the checks' orders come from the "after" ledger's walks, their AUC changes from
+    // the ledgers' audits (the same numbers)
     let checks = take(checks).map(|pending| {
-        let after = after_ledger
+        let (after, orders) = after_ledger
             .as_ref()
             .expect("a defined fit has its after set");
-        pending.with_aucs(&class_aucs(&before_ledger), &class_aucs(after))
+        pending
+            .with_class_orders(orders.clone())
+            .with_aucs(&class_aucs(&before_ledger), &class_aucs(after))
     });
+    let after_ledger = after_ledger.map(|(audit, _)| audit);
     let mut r = temperature_finish(take(start), take(before), take(fitted), checks);
     match take(maps) {
         Some(Some((platt, isotonic))) => {

@@ -118,6 +118,33 @@ impl Audit {
         fast::compute(set, settings).unwrap_or_else(|| Self::compute_general(set, settings))
     }
 
+    /// [`Audit::compute`] of `set`, and per class `r` whether `set`'s column `r` sorts
+    /// the samples as `reference`'s column `r` does (ascending, ties by index: the
+    /// `argsort_identical_per_class` of [`crate::recal::checks::order_checks`] of
+    /// `reference`'s set before and `set` after a map). On the fast path of a matrix
+    /// the order is checked in each class's sorted walk, which the audit makes
+    /// anyway, asking `reference` for scores only until the first change (no sort of
+    /// its own); other sets are compared by [`crate::recal::checks::class_orders`].
+    /// Top-label sets have no classes: the list is empty. Panics when `reference`
+    /// has another `n` or `k`.
+    pub fn compute_with_orders(
+        set: &PredictionSet,
+        settings: &AuditSettings,
+        reference: &ProbView<'_>,
+    ) -> (Audit, Vec<bool>) {
+        let other = reference.set();
+        assert!(
+            other.n() == set.n() && other.k == set.k,
+            "the reference views the same rows"
+        );
+        fast::compute_with_orders(set, settings, reference).unwrap_or_else(|| {
+            let orders = ProbView::new(set)
+                .map(|view| crate::recal::checks::class_orders(reference, &view))
+                .unwrap_or_default();
+            (Self::compute(set, settings), orders)
+        })
+    }
+
     /// The audit by the general path: every reading materialised as pairs, sorted
     /// on its own and indexed with full prefix sums. The reference the fast path is
     /// tested against; [`Audit::compute`] is the one to call.

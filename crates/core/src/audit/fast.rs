@@ -36,6 +36,7 @@ use crate::data::{PredictionSet, Real, Scores, Source, Values};
 use crate::math::exp;
 use crate::radix::{self, RadixSorter};
 use crate::reading::{self, ProbView};
+use crate::recal::checks::OrderWalk;
 use crate::reliability;
 use crate::sum::Sum;
 
@@ -449,13 +450,41 @@ fn top_label(
 }
 
 fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
+    matrix_with_orders(set, settings, None).0
+}
+
+/// The audit of a matrix set and, with a `reference` view of the same rows, per
+/// class whether its sorted order is also `reference`'s ([`OrderWalk`] in the
+/// class's sorted walk; empty without a reference).
+fn matrix_with_orders(
+    set: &PredictionSet,
+    settings: &AuditSettings,
+    reference: Option<&ProbView<'_>>,
+) -> (Audit, Vec<bool>) {
     let Scores::Matrix { values, source, .. } = &set.scores else {
         unreachable!("matrix() takes matrix sets")
     };
     match source {
-        Source::Logits => crate::with_values!(values, |v| logit_matrix(set, v, settings)),
-        _ => crate::with_values!(values, |v| probability_matrix(set, v, settings)),
+        Source::Logits => {
+            crate::with_values!(values, |v| logit_matrix(set, v, settings, reference))
+        }
+        _ => crate::with_values!(values, |v| probability_matrix(set, v, settings, reference)),
     }
+}
+
+/// [`compute`] of a matrix set (`None` for other sets, or when [`compute`] is `None`)
+/// and per class whether its sorted order is `reference`'s (see
+/// [`Audit::compute_with_orders`]).
+pub(super) fn compute_with_orders(
+    set: &PredictionSet,
+    settings: &AuditSettings,
+    reference: &ProbView<'_>,
+) -> Option<(Audit, Vec<bool>)> {
+    let n = set.n();
+    if n == 0 || n > INDEX as usize || !matches!(set.scores, Scores::Matrix { .. }) {
+        return None;
+    }
+    Some(matrix_with_orders(set, settings, Some(reference)))
 }
 
 /// The sample-order sums of a matrix set.
@@ -513,7 +542,12 @@ impl MatrixSums {
 /// top-label confidence is `exp(max - max) / sum = 1 / sum` (the top class holds
 /// the max logit; for `k = 2` the prediction `p1 >= 0.5` picks it too), so the
 /// weights need no array of their own.
-fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings) -> Audit {
+fn logit_matrix<T: Real>(
+    set: &PredictionSet,
+    v: &[T],
+    settings: &AuditSettings,
+    reference: Option<&ProbView<'_>>,
+) -> (Audit, Vec<bool>) {
     let (n, k, labels) = (set.n(), set.k, &set.labels);
     let (class_plan, reliability_plan) = plans(n, settings);
     let mut sums = MatrixSums::new(k);
@@ -552,6 +586,7 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
         settings,
     );
     let mut classes = Vec::with_capacity(k);
+    let mut orders = Vec::with_capacity(if reference.is_some() { k } else { 0 });
     let mut roc_class1 = None;
     class_readings(
         v,
@@ -563,18 +598,24 @@ fn logit_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings)
         |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
         (&mut sorter, &mut items),
         (&class_plan, &reliability_plan),
-        settings,
-        |report, roc| {
+        (settings, reference),
+        |report, roc, order| {
             roc_class1 = roc.or(roc_class1.take());
-            classes.push(report)
+            classes.push(report);
+            orders.extend(order);
         },
     );
-    sums.finish(set, confidence, classes, roc_class1)
+    (sums.finish(set, confidence, classes, roc_class1), orders)
 }
 
 /// A probability matrix. Per sample the class pass keeps `(p, w)`: the current
 /// class's probability and the clipped confidence.
-fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSettings) -> Audit {
+fn probability_matrix<T: Real>(
+    set: &PredictionSet,
+    v: &[T],
+    settings: &AuditSettings,
+    reference: Option<&ProbView<'_>>,
+) -> (Audit, Vec<bool>) {
     let (n, k, labels) = (set.n(), set.k, &set.labels);
     let (class_plan, reliability_plan) = plans(n, settings);
     let view = ProbView::new(set).expect("a matrix has probabilities");
@@ -601,6 +642,7 @@ fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSet
         .collect();
     drop(confidence);
     let mut classes = Vec::with_capacity(k);
+    let mut orders = Vec::with_capacity(if reference.is_some() { k } else { 0 });
     let mut roc_class1 = None;
     class_readings(
         v,
@@ -612,20 +654,27 @@ fn probability_matrix<T: Real>(set: &PredictionSet, v: &[T], settings: &AuditSet
         |&s| s,
         (&mut sorter, &mut items),
         (&class_plan, &reliability_plan),
-        settings,
-        |report, roc| {
+        (settings, reference),
+        |report, roc, order| {
             roc_class1 = roc.or(roc_class1.take());
-            classes.push(report)
+            classes.push(report);
+            orders.extend(order);
         },
     );
-    sums.finish(set, confidence_report, classes, roc_class1)
+    (
+        sums.finish(set, confidence_report, classes, roc_class1),
+        orders,
+    )
 }
 
-/// Every class reading of a matrix, in class order: `visit(report, roc)`. Per
-/// sample `i`, `prob(i, state, z)` turns the sample's score `z` of a class into
+/// Every class reading of a matrix, in class order: `visit(report, roc, order)`.
+/// Per sample `i`, `prob(i, state, z)` turns the sample's score `z` of a class into
 /// its probability, `store` keeps that probability in the sample's state, and
 /// `fetch` returns `(probability, weight)` from the state for the pass in sorted
-/// order (one cache miss per sample).
+/// order (one cache miss per sample). With a `reference` view of the same rows,
+/// `order` is whether the class's sorted order is also the order of the
+/// reference's column: checked in the same walk, asking the reference for a score
+/// only until the first step down ([`OrderWalk`]).
 #[allow(clippy::too_many_arguments)]
 fn class_readings<T: Real, S>(
     v: &[T],
@@ -637,8 +686,8 @@ fn class_readings<T: Real, S>(
     fetch: impl Fn(&S) -> (f64, f64),
     (sorter, items): (&mut RadixSorter, &mut Vec<u64>),
     (class_plan, reliability_plan): (&BinPlan, &BinPlan),
-    settings: &AuditSettings,
-    mut visit: impl FnMut(ClassReport, Option<Vec<auc::RocPoint>>),
+    (settings, reference): (&AuditSettings, Option<&ProbView<'_>>),
+    mut visit: impl FnMut(ClassReport, Option<Vec<auc::RocPoint>>, Option<bool>),
 ) {
     let n = labels.len();
     let binary = k == 2;
@@ -662,15 +711,22 @@ fn class_readings<T: Real, S>(
             class_plan
         };
         let mut pass = ClassPass::new(plan, positive, positive && settings.roc_curve);
+        let mut walk = OrderWalk::default();
         visit_sorted(
             sorter,
             items,
             &mut buffer,
             |i| fetch(&state[i]),
-            |p, u, w| pass.push(u, outcome_of(p), w),
+            |p, u, w| {
+                pass.push(u, outcome_of(p), w);
+                if let Some(reference) = reference {
+                    let i = p & INDEX;
+                    walk.push(i, || reference.prob(i as usize, r));
+                }
+            },
         );
         let (report, roc) = pass.finish(Some(brier.value() / n as f64), settings);
-        visit(report, roc);
+        visit(report, roc, reference.map(|_| walk.identical()));
     }
 }
 

@@ -16,7 +16,8 @@ use crate::split::Split;
 
 pub use super::staged::{
     temperature_checks, temperature_finish, temperature_fit, temperature_order_checks,
-    temperature_start, PendingInvariants, TemperatureFitted, TemperatureStart,
+    temperature_start, temperature_top_label_checks, PendingInvariants, TemperatureFitted,
+    TemperatureStart,
 };
 
 /// The scores the fits work on: the binary score `s` (a logit) per sample, or the

@@ -56,6 +56,89 @@ const CLASS_BLOCK: usize = 16;
 /// The sample index in a sort item's payload; the top bit is the outcome.
 const INDEX: u32 = 0x7fff_ffff;
 
+/// Whether a sequence of samples, visited in one exact order, is also in ascending
+/// order of another score: the samples `(i, b_i)` pushed must rank strictly upwards
+/// by `(b + 0.0, i)` (IEEE total order, `-0.0` as `0.0`, ties by index), which is the
+/// order [`auc::sort_order`] gives. Two such orders of the same samples are the same
+/// permutation exactly when the walk in one of them never goes down in the other,
+/// so the walk stops asking for scores at the first step down. An empty or
+/// one-sample walk is identical.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OrderWalk {
+    broken: bool,
+    previous: Option<(f64, u32)>,
+}
+
+impl OrderWalk {
+    /// Visits sample `i` next; `score()` is its score in the other order (not called
+    /// once the walk has gone down).
+    #[inline(always)]
+    pub fn push(&mut self, i: u32, score: impl FnOnce() -> f64) {
+        if self.broken {
+            return;
+        }
+        let b = score();
+        if let Some((b0, i0)) = self.previous {
+            self.broken = !(b0 + 0.0).total_cmp(&(b + 0.0)).then(i0.cmp(&i)).is_lt();
+        }
+        self.previous = Some((b, i));
+    }
+
+    /// True while every step so far went up in the other order.
+    #[inline(always)]
+    pub fn identical(&self) -> bool {
+        !self.broken
+    }
+}
+
+/// Per class `r`, whether `before`'s and `after`'s columns `r` sort the samples the
+/// same way ([`order_checks`]' `argsort_identical_per_class`): one sort per class
+/// (the column before) and a walk that stops at its first change. Panics when the
+/// views differ in `n` or `k`.
+pub fn class_orders(before: &ProbView<'_>, after: &ProbView<'_>) -> Vec<bool> {
+    per_class(before, after, false).0
+}
+
+/// Per class: whether its order is unchanged and, with `with_auc`, its AUC before
+/// and after ([`order_and_auc_with`]), the columns extracted [`CLASS_BLOCK`] classes
+/// per pass over the rows.
+#[allow(clippy::type_complexity)]
+fn per_class(
+    before: &ProbView<'_>,
+    after: &ProbView<'_>,
+    with_auc: bool,
+) -> (Vec<bool>, Vec<Option<f64>>, Vec<Option<f64>>) {
+    let (set_b, set_a) = (before.set(), after.set());
+    assert!(
+        set_b.n() == set_a.n() && set_b.k == set_a.k,
+        "two views of the same rows"
+    );
+    let (n, k, labels) = (set_b.n(), set_b.k, &set_b.labels);
+    let mut argsort = Vec::with_capacity(k);
+    let (mut auc_before, mut auc_after) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    let (mut block_before, mut block_after) = (Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
+    for start in (0..k).step_by(CLASS_BLOCK) {
+        let classes = start..(start + CLASS_BLOCK).min(k);
+        before.class_columns(classes.clone(), &mut block_before);
+        after.class_columns(classes.clone(), &mut block_after);
+        for (j, r) in classes.enumerate() {
+            let column = j * n..(j + 1) * n;
+            let (identical, b, a) = order_and_auc_with(
+                &mut scratch,
+                &block_before[column.clone()],
+                &block_after[column],
+                |i| labels[i] as usize == r,
+                with_auc,
+            );
+            argsort.push(identical);
+            auc_before.push(b);
+            auc_after.push(a);
+        }
+    }
+    (argsort, auc_before, auc_after)
+}
+
 /// The buffers of [`order_and_auc`], reused across the classes.
 #[derive(Default)]
 struct Scratch {
@@ -112,14 +195,13 @@ fn order_and_auc_with(
     assert!(before.len() <= INDEX as usize, "too many samples");
     let push = |b: &mut AucBuilder<false>, u: f64, p: u32| b.push(u, p >> 31 == 1, 1.0);
     let (mut auc_before, mut auc_after) = (AucBuilder::default(), AucBuilder::default());
-    let mut identical = true;
-    let mut previous: Option<(f64, u32)> = None;
+    let mut walk = OrderWalk::default();
     scratch.sort(before, positive);
     let Scratch {
         items, gathered, ..
     } = &mut *scratch;
     for chunk in items.chunks(GATHER) {
-        if !(identical || with_auc) {
+        if !(walk.identical() || with_auc) {
             break;
         }
         gathered.clear();
@@ -131,15 +213,13 @@ fn order_and_auc_with(
             let p = radix::payload_of(x);
             let i = p & INDEX;
             push(&mut auc_before, b, p);
-            if identical {
-                if let Some((a0, i0)) = previous {
-                    identical = (a0 + 0.0).total_cmp(&(a + 0.0)).then(i0.cmp(&i)).is_lt();
-                }
-                previous = Some((a, i));
+            if walk.identical() {
+                walk.push(i, || a);
                 push(&mut auc_after, a, p);
             }
         }
     }
+    let identical = walk.identical();
     if !with_auc {
         return (identical, None, None);
     }
@@ -183,6 +263,44 @@ pub fn order_checks(before: &PredictionSet, after: &PredictionSet) -> OrderCheck
     compare(before, after, false).0
 }
 
+/// [`order_checks`] of the two views' sets but the per-class orders
+/// (`argsort_identical_per_class` is left empty): the top labels' checks, for a
+/// caller that learns each class's order elsewhere (the audit of `after` walks every
+/// class in its sorted order anyway:
+/// [`crate::audit::Audit::compute_with_orders`]) and completes them with
+/// [`OrderChecks::with_class_orders`]. Panics when the views differ in `n`.
+pub fn top_label_checks(before: &ProbView<'_>, after: &ProbView<'_>) -> OrderChecks {
+    let (top_before, top_after) = (
+        reading::top_labels_of(before),
+        reading::top_labels_of(after),
+    );
+    assert_eq!(top_before.predicted.len(), top_after.predicted.len());
+    let argmax_changed_rows = top_before
+        .predicted
+        .iter()
+        .zip(&top_after.predicted)
+        .filter(|(a, b)| a != b)
+        .count();
+    let distinct_values = if before.k() == 2 {
+        (
+            distinct_count(&before.class_column(1)),
+            distinct_count(&after.class_column(1)),
+        )
+    } else {
+        (
+            distinct_count(&top_before.confidence),
+            distinct_count(&top_after.confidence),
+        )
+    };
+    let accuracy = |t: &reading::TopLabels| crate::truthful::accuracy(t);
+    OrderChecks {
+        argmax_changed_rows,
+        accuracy: (accuracy(&top_before), accuracy(&top_after)),
+        argsort_identical_per_class: Vec::new(),
+        distinct_values,
+    }
+}
+
 /// [`ProbChecks`] without the AUC changes (see [`order_checks`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OrderChecks {
@@ -197,6 +315,15 @@ pub struct OrderChecks {
 }
 
 impl OrderChecks {
+    /// These checks with each class's order, `argsort_identical_per_class` (see
+    /// [`top_label_checks`]).
+    pub fn with_class_orders(self, argsort_identical_per_class: Vec<bool>) -> OrderChecks {
+        OrderChecks {
+            argsort_identical_per_class,
+            ..self
+        }
+    }
+
     /// The checks with the one-vs-rest AUC of each class before and after: the
     /// `auc` of each class report of [`crate::audit::Audit::compute`] of the two
     /// sets, which is what [`prob_checks`] computes itself, bit for bit (both are
@@ -235,54 +362,8 @@ fn compare(
         ProbView::new(before).expect("scores"),
         ProbView::new(after).expect("scores"),
     );
-    let (top_before, top_after) = (reading::top_labels_of(&vb), reading::top_labels_of(&va));
-    let argmax_changed_rows = top_before
-        .predicted
-        .iter()
-        .zip(&top_after.predicted)
-        .filter(|(a, b)| a != b)
-        .count();
-    let (n, k, labels) = (before.n(), before.k, &before.labels);
-    let mut argsort = Vec::with_capacity(k);
-    let (mut auc_before, mut auc_after) = (Vec::with_capacity(k), Vec::with_capacity(k));
-    let (mut block_before, mut block_after) = (Vec::new(), Vec::new());
-    let mut scratch = Scratch::default();
-    for start in (0..k).step_by(CLASS_BLOCK) {
-        let classes = start..(start + CLASS_BLOCK).min(k);
-        vb.class_columns(classes.clone(), &mut block_before);
-        va.class_columns(classes.clone(), &mut block_after);
-        for (j, r) in classes.enumerate() {
-            let column = j * n..(j + 1) * n;
-            let (identical, b, a) = order_and_auc_with(
-                &mut scratch,
-                &block_before[column.clone()],
-                &block_after[column],
-                |i| labels[i] as usize == r,
-                with_auc,
-            );
-            argsort.push(identical);
-            auc_before.push(b);
-            auc_after.push(a);
-        }
-    }
-    let distinct_values = if k == 2 {
-        (
-            distinct_count(&vb.class_column(1)),
-            distinct_count(&va.class_column(1)),
-        )
-    } else {
-        (
-            distinct_count(&top_before.confidence),
-            distinct_count(&top_after.confidence),
-        )
-    };
-    let accuracy = |t: &reading::TopLabels| crate::truthful::accuracy(t);
-    let order = OrderChecks {
-        argmax_changed_rows,
-        accuracy: (accuracy(&top_before), accuracy(&top_after)),
-        argsort_identical_per_class: argsort,
-        distinct_values,
-    };
+    let (argsort, auc_before, auc_after) = per_class(&vb, &va, with_auc);
+    let order = top_label_checks(&vb, &va).with_class_orders(argsort);
     (order, with_auc.then_some((auc_before, auc_after)))
 }
 

@@ -10,7 +10,7 @@ use super::apply::{
 };
 use super::{TemperatureFit, TemperatureObjective, TemperatureOptions};
 use crate::data::{PredictionSet, Real, Scores, Source};
-use crate::reading;
+use crate::reading::{self, ProbView};
 use crate::split::{stratified_split, Split};
 
 /// The first stage of a temperature run: the split and the scan for exact 0/1
@@ -134,6 +134,27 @@ pub fn temperature_order_checks(
     })
 }
 
+/// [`temperature_order_checks`] without the per-class orders either: the checks of
+/// the top labels and the scores, `before` being a view of
+/// [`TemperatureStart::before`]. For a caller whose audit of the "after" set checks
+/// each class's order in its sorted walks
+/// ([`crate::audit::Audit::compute_with_orders`] with `before` as the reference),
+/// which saves a sort per class; [`PendingInvariants::with_class_orders`] takes
+/// those orders.
+pub fn temperature_top_label_checks(
+    set: &PredictionSet,
+    start: &TemperatureStart,
+    before: &ProbView<'_>,
+    fitted: &TemperatureFitted,
+) -> Option<PendingInvariants> {
+    let (after, scores) = defined(set, start, before.set(), fitted)?;
+    let after = ProbView::new(after).expect("a fitted set has scores");
+    Some(PendingInvariants {
+        order: super::checks::top_label_checks(before, &after),
+        scores,
+    })
+}
+
 /// Temperature's invariance checks awaiting the AUCs of each class (see
 /// [`temperature_order_checks`]).
 #[derive(Clone, Debug)]
@@ -143,6 +164,14 @@ pub struct PendingInvariants {
 }
 
 impl PendingInvariants {
+    /// These checks with each class's order (see [`temperature_top_label_checks`]).
+    pub fn with_class_orders(self, argsort_identical_per_class: Vec<bool>) -> Self {
+        PendingInvariants {
+            order: self.order.with_class_orders(argsort_identical_per_class),
+            ..self
+        }
+    }
+
     /// The checks, given the one-vs-rest AUC of each class of the evaluation split
     /// before and after scaling as [`crate::audit::Audit::compute`] reports them
     /// (see [`super::checks::OrderChecks::with_aucs`]).
