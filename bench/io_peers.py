@@ -4,6 +4,11 @@ scikit-learn and torchmetrics, on the same generated files, in the same run.
     python bench/io_peers.py generate OUT      # 100 MB numeric CSV (label,p_0..p_9) and a 1M-row binary CSV
     python bench/io_peers.py run OUT CALIBSCOPE IO_EXAMPLE --repeat 3
 
+The end-to-end rows time `calibscope audit FILE --json --bins 15 --no-recalibration`
+(one process, the file read included) against the Python stack reading the same
+CSV with pandas and computing (a) the audit's metrics as far as its libraries have
+them, each called once (bench/peers.py's list), and (b) a small subset of them.
+
 Run through bench/run_io_peers.sh, which makes the virtualenv and builds the tools.
 """
 import json
@@ -77,6 +82,30 @@ def python_audit(path: Path) -> None:
     (1 / (1 - c[~z])).sum() / len(c), (c * z).sum() / c.sum()
 
 
+def python_audit_same_metrics(path: Path) -> None:
+    """The Python stack computing the metrics `calibscope audit --no-recalibration`
+    reports for a binary set, as far as its libraries have them (bench/peers.py's
+    list: torchmetrics' width-binned ECE/MCE/RMSCE of the three readings,
+    scikit-learn's calibration curves, Brier scores, log loss, ROC AUC and cwAUC,
+    accuracy, confusion matrix; numpy where no library has the metric: equal-mass
+    ECE, CSR/cwA), each called once, after reading the CSV with pandas."""
+    import pandas as pd
+    sys.path.insert(0, str(Path(__file__).parent))
+    from peers import binary_work
+    tm = None
+    try:
+        import torch
+        from torchmetrics.classification import BinaryCalibrationError, MulticlassCalibrationError
+        tm = (torch, BinaryCalibrationError, MulticlassCalibrationError)
+    except ImportError:
+        pass
+    df = pd.read_csv(path)
+    y = df["label"].to_numpy().astype(np.int64)
+    p = df["p"].to_numpy(dtype=np.float64)
+    for _, _, fn in binary_work(p, y, tm):
+        fn()
+
+
 def pandas_read(path: Path, repeat: int, cpus) -> tuple:
     """pandas.read_csv in a fresh process on `cpus` (pandas 3 converts the columns in
     several threads when it has the cores): best wall time of `repeat` reads and the
@@ -128,7 +157,12 @@ def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
     t_cli = best_of(repeat, lambda: subprocess.run(
         [calibscope, "audit", str(binary), "--json", "--bins", "15", "--no-recalibration"],
         check=True, capture_output=True))
-    rows.append({"input": "binary_1m.csv end to end", "python (pandas + sklearn + torchmetrics) s": round(t_py, 3),
+    t_same = best_of(repeat, lambda: python_audit_same_metrics(binary))
+    rows.append({"input": "binary_1m.csv end to end, the audit's metrics",
+                 "python (pandas + sklearn + torchmetrics + numpy) s": round(t_same, 3),
+                 "calibscope audit s": round(t_cli, 3), "speed-up": round(t_same / t_cli, 1)})
+    rows.append({"input": "binary_1m.csv end to end, a subset (ECE/MCE 15, Brier, log loss, AUC, CSR, cwA)",
+                 "python (pandas + sklearn + torchmetrics) s": round(t_py, 3),
                  "calibscope audit s": round(t_cli, 3), "speed-up": round(t_py / t_cli, 1)})
     for r in rows:
         print(json.dumps(r))

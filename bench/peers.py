@@ -118,6 +118,68 @@ def scalar(v):
         return None
 
 
+def binary_work(p, y, tm):
+    """The binary audit's metrics as the peers compute them: `(name, library,
+    thunk)` for each, the thunks sharing the arrays made here (forecasts `p` of class
+    1 as float64, labels `y`; `tm` = (torch, BinaryCalibrationError,
+    MulticlassCalibrationError) or None for numpy stand-ins). bench/peers.py times
+    each on its own; bench/io_peers.py calls each once after reading a CSV."""
+    from sklearn.calibration import calibration_curve
+    from sklearn.metrics import (accuracy_score, brier_score_loss, confusion_matrix,
+                                 log_loss, roc_auc_score)
+
+    def calibration(conf_t, correct_t, conf, correct, norm):
+        """Width-binned calibration error by torchmetrics (or numpy)."""
+        if tm is None:
+            return width_ece_numpy(conf, correct)[{"l1": 0, "max": 1, "l2": 2}[norm]]
+        return tm[1](n_bins=N_BINS, norm=norm)(conf_t, correct_t).item()
+
+    lib_ce = "torchmetrics" if tm else "numpy (torchmetrics-like)"
+    work = []
+    pred = (p >= 0.5).astype(np.int64)
+    conf = np.where(p >= 0.5, p, 1.0 - p)
+    correct = pred == y
+    w = np.clip(conf, 1e-8, 1 - 1e-8)
+    if tm:
+        torch = tm[0]
+        pt, yt = torch.from_numpy(p), torch.from_numpy(y)
+        qt, nt = torch.from_numpy(1.0 - p), torch.from_numpy(1 - y)
+        probs2 = torch.from_numpy(np.stack([1.0 - p, p], axis=1))
+    else:
+        pt = yt = qt = nt = probs2 = None
+    # (default arguments bind each loop's values: the thunks run after the loops)
+    for norm in ("l1", "max", "l2"):
+        work.append((f"positive-class ECE/MCE/RMSCE width ({norm})", lib_ce,
+                     lambda norm=norm: calibration(pt, yt, p, y == 1, norm)))
+        work.append((f"class-0 reading width ({norm})", lib_ce,
+                     lambda norm=norm: calibration(qt, nt, 1.0 - p, y == 0, norm)))
+        if tm:
+            work.append((f"confidence reading width ({norm})", lib_ce,
+                         lambda norm=norm: tm[2](num_classes=2, n_bins=N_BINS, norm=norm)(probs2, yt).item()))
+        else:
+            work.append((f"confidence reading width ({norm})", lib_ce,
+                         lambda norm=norm: calibration(None, None, conf, correct, norm)))
+    for name, (c_, z_) in {"positive-class": (p, y == 1), "class-0": (1.0 - p, y == 0),
+                           "confidence": (conf, correct)}.items():
+        work.append((f"{name} reading ECE/MCE/RMSCE mass", "numpy (no peer)",
+                     lambda c_=c_, z_=z_: mass_ece(c_, z_)))
+    for strategy in ("uniform", "quantile"):
+        work.append((f"reliability curve positive class ({strategy})", "scikit-learn",
+                     lambda s_=strategy: calibration_curve(y, p, n_bins=RELIABILITY_BINS, strategy=s_)))
+        work.append((f"reliability curve confidence ({strategy})", "scikit-learn",
+                     lambda s_=strategy: calibration_curve(correct, conf, n_bins=RELIABILITY_BINS, strategy=s_)))
+    work.append(("Brier (positive class)", "scikit-learn", lambda: brier_score_loss(y, p)))
+    work.append(("Brier (confidence reading)", "scikit-learn", lambda: brier_score_loss(correct, conf)))
+    work.append(("log loss (NLL)", "scikit-learn", lambda: log_loss(y, p)))
+    work.append(("ROC AUC", "scikit-learn", lambda: roc_auc_score(y, p)))
+    work.append(("cwAUC (AUC with confidence weights)", "scikit-learn",
+                 lambda: roc_auc_score(y, p, sample_weight=w)))
+    work.append(("accuracy", "scikit-learn", lambda: accuracy_score(y, pred)))
+    work.append(("confusion matrix", "scikit-learn", lambda: confusion_matrix(y, pred)))
+    work.append(("CSR, sigma_CSR, cwA", "numpy (no peer)", lambda: csr_cwa(conf, correct)))
+    return work
+
+
 def peers(out, repeat, use_torch):
     import sklearn
     from sklearn.calibration import calibration_curve
@@ -142,64 +204,16 @@ def peers(out, repeat, use_torch):
         versions["torchmetrics"] = torchmetrics.__version__
     print("versions:", versions)
 
-    def calibration(conf_t, correct_t, conf, correct, norm, binary):
-        """Width-binned calibration error by torchmetrics (or numpy)."""
-        if tm is None:
-            return width_ece_numpy(conf, correct)[{"l1": 0, "max": 1, "l2": 2}[norm]]
-        torch, BCE, _ = tm
-        return BCE(n_bins=N_BINS, norm=norm)(conf_t, correct_t).item()
-
     lib_ce = "torchmetrics" if tm else "numpy (torchmetrics-like)"
     report = {"versions": versions, "threads": 1, "repeat": repeat, "sets": {}}
 
     # ---- binary, 1M --------------------------------------------------------
     p = np.load(os.path.join(out, "binary_p.npy")).astype(np.float64)
     y = np.load(os.path.join(out, "binary_y.npy")).astype(np.int64)
-    n = len(y)
-    print(f"binary n={n}")
+    print(f"binary n={len(y)}")
     res = []
-    pred = (p >= 0.5).astype(np.int64)
-    conf = np.where(p >= 0.5, p, 1.0 - p)
-    correct = pred == y
-    w = np.clip(conf, 1e-8, 1 - 1e-8)
-    if tm:
-        torch = tm[0]
-        pt, yt = torch.from_numpy(p), torch.from_numpy(y)
-        qt, nt = torch.from_numpy(1.0 - p), torch.from_numpy(1 - y)
-        ct, zt = torch.from_numpy(conf), torch.from_numpy(correct.astype(np.int64))
-        probs2 = torch.from_numpy(np.stack([1.0 - p, p], axis=1))
-    else:
-        pt = yt = qt = nt = ct = zt = probs2 = None
-    for norm in ("l1", "max", "l2"):
-        timed(res, f"positive-class ECE/MCE/RMSCE width ({norm})", lib_ce,
-              lambda: calibration(pt, yt, p, y == 1, norm, True), repeat)
-        timed(res, f"class-0 reading width ({norm})", lib_ce,
-              lambda: calibration(qt, nt, 1.0 - p, y == 0, norm, True), repeat)
-        if tm:
-            timed(res, f"confidence reading width ({norm})", lib_ce,
-                  lambda: tm[2](num_classes=2, n_bins=N_BINS, norm=norm)(probs2, yt).item(), repeat)
-        else:
-            timed(res, f"confidence reading width ({norm})", lib_ce,
-                  lambda: calibration(None, None, conf, correct, norm, False), repeat)
-    for name, (c_, z_) in {"positive-class": (p, y == 1), "class-0": (1.0 - p, y == 0),
-                           "confidence": (conf, correct)}.items():
-        timed(res, f"{name} reading ECE/MCE/RMSCE mass", "numpy (no peer)",
-              lambda: mass_ece(c_, z_), repeat)
-    for strategy in ("uniform", "quantile"):
-        timed(res, f"reliability curve positive class ({strategy})", "scikit-learn",
-              lambda: calibration_curve(y, p, n_bins=RELIABILITY_BINS, strategy=strategy), repeat)
-        timed(res, f"reliability curve confidence ({strategy})", "scikit-learn",
-              lambda: calibration_curve(correct, conf, n_bins=RELIABILITY_BINS, strategy=strategy), repeat)
-    timed(res, "Brier (positive class)", "scikit-learn", lambda: brier_score_loss(y, p), repeat)
-    timed(res, "Brier (confidence reading)", "scikit-learn",
-          lambda: brier_score_loss(correct, conf), repeat)
-    timed(res, "log loss (NLL)", "scikit-learn", lambda: log_loss(y, p), repeat)
-    timed(res, "ROC AUC", "scikit-learn", lambda: roc_auc_score(y, p), repeat)
-    timed(res, "cwAUC (AUC with confidence weights)", "scikit-learn",
-          lambda: roc_auc_score(y, p, sample_weight=w), repeat)
-    timed(res, "accuracy", "scikit-learn", lambda: accuracy_score(y, pred), repeat)
-    timed(res, "confusion matrix", "scikit-learn", lambda: confusion_matrix(y, pred), repeat)
-    timed(res, "CSR, sigma_CSR, cwA", "numpy (no peer)", lambda: csr_cwa(conf, correct), repeat)
+    for name, lib, fn in binary_work(p, y, tm):
+        timed(res, name, lib, fn, repeat)
     report["sets"]["binary_1m"] = res
 
     # ---- logits, 100k x 100 --------------------------------------------------
@@ -235,7 +249,7 @@ def peers(out, repeat, use_torch):
                   lambda: tm[2](num_classes=k, n_bins=N_BINS, norm=norm)(Pt, yt).item(), repeat)
         else:
             timed(res, f"confidence reading width ({norm})", lib_ce,
-                  lambda: calibration(None, None, conf, correct, norm, False), repeat)
+                  lambda: width_ece_numpy(conf, correct)[{"l1": 0, "max": 1, "l2": 2}[norm]], repeat)
     timed(res, "confidence reading ECE/MCE/RMSCE mass", "numpy (no peer)",
           lambda: mass_ece(conf, correct), repeat)
     for norm in ("l1", "max", "l2"):
