@@ -148,7 +148,7 @@ pub fn audit_json_in(
             let (audit, section) = audit_and_recalibration(set, &settings, recal, sections);
             (audit, Some(section))
         }
-        None => (Audit::compute(set, &settings), None),
+        None => (tasks::SplitAudit::run(set, &settings, sections), None),
     };
     let mut out = Map::new();
     out.insert("schema".into(), json!(SCHEMA));

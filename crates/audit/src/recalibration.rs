@@ -1,7 +1,7 @@
 //! The recalibration section: split, before/after ledgers on the evaluation split,
 //! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6).
 
-use crate::tasks::{self, Task};
+use crate::tasks::{self, SplitAudit, Task};
 use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
@@ -302,7 +302,8 @@ pub(crate) fn audit_and_recalibration(
     sections: Sections,
 ) -> (Audit, Value) {
     let kind = set.kind();
-    let (start, fitted, audit) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
+    let (start, fitted) = (OnceLock::new(), OnceLock::new());
+    let audit = SplitAudit::new(set, settings, sections);
     let (before, before_view) = (OnceLock::new(), OnceLock::new());
     let (before_ledger, after_ledger) = (OnceLock::new(), OnceLock::new());
     let (checks, maps) = (OnceLock::new(), OnceLock::new());
@@ -315,18 +316,19 @@ pub(crate) fn audit_and_recalibration(
     // listed longest chain first: a free thread takes the first task that is ready
     const SPLIT: usize = 0;
     const FIT: usize = 1;
+    const AUDIT: usize = 2;
     const BEFORE: usize = 3;
     const BEFORE_VIEW: usize = 4;
-    let graph = vec![
+    let mut graph = vec![
         Task::new(&[], || {
             let _ = start.set(temperature_start(set, recal.seed, recal.fraction));
         }),
         Task::new(&[SPLIT], || {
             let _ = fitted.set(temperature_fit(set, got(&start), None));
         }),
-        Task::new(&[], || {
-            let _ = audit.set(Audit::compute(set, settings));
-        }),
+        // the audit of the whole set: its pass over the rows here, its class
+        // readings in ranges after the other tasks (a free core takes a range)
+        audit.head(),
         Task::new(&[SPLIT], || {
             let _ = before.set(got(&start).before(set));
         }),
@@ -357,6 +359,7 @@ pub(crate) fn audit_and_recalibration(
             );
         }),
     ];
+    graph.extend(audit.ranges(AUDIT));
     tasks::run(sections, graph);
     drop(before_view);
     let (before_ledger, after_ledger) = (take(before_ledger), take(after_ledger));
@@ -391,7 +394,7 @@ pub(crate) fn audit_and_recalibration(
         platt,
         isotonic,
     };
-    (take(audit), assemble(set, recal, &r, pieces))
+    (audit.finish(), assemble(set, recal, &r, pieces))
 }
 
 /// The `recalibration` section of `set` from its recalibration `r` (which must be

@@ -11,7 +11,10 @@
 //! fixed pairing of sections leaves a core idle on one shape or the other.
 
 use crate::Sections;
-use std::sync::{Condvar, Mutex, PoisonError};
+use calibscope_core::audit::{Audit, AuditSettings, ClassChunk, Staged};
+use calibscope_core::PredictionSet;
+use std::ops::Range;
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
 /// A task: the indices (into the graph) of the tasks it needs, and its work.
 pub(crate) struct Task<'a> {
@@ -110,6 +113,93 @@ pub(crate) fn run(sections: Sections, graph: Vec<Task<'_>>) {
     }
 }
 
+/// How many ranges [`SplitAudit`] cuts a matrix's classes into on threads: enough
+/// for a free core to pick up a share while another runs a long task of its own.
+const CLASS_RANGES: usize = 4;
+
+/// One audit as tasks of a graph: the pass over the rows ([`Audit::staged`]), then
+/// its class readings in ranges, each a task (matrix sets only: any other set is
+/// audited whole by the first task, the range tasks then do nothing). The result is
+/// [`Audit::compute`]'s, bit for bit, however the tasks ran.
+pub(crate) struct SplitAudit<'a> {
+    set: &'a PredictionSet,
+    settings: &'a AuditSettings,
+    head: OnceLock<Staged<'a>>,
+    ranges: Vec<(Range<usize>, OnceLock<Option<ClassChunk>>)>,
+}
+
+impl<'a> SplitAudit<'a> {
+    /// The audit of `set`, its classes in [`CLASS_RANGES`] ranges with
+    /// [`Sections::Threads`] (one otherwise: no copy of the per-sample state).
+    pub(crate) fn new(
+        set: &'a PredictionSet,
+        settings: &'a AuditSettings,
+        sections: Sections,
+    ) -> Self {
+        let k = set.k.max(1);
+        let parts = match sections {
+            Sections::Threads => CLASS_RANGES.min(k),
+            Sections::Sequential => 1,
+        };
+        SplitAudit {
+            set,
+            settings,
+            head: OnceLock::new(),
+            ranges: (0..parts)
+                .map(|j| (j * k / parts..(j + 1) * k / parts, OnceLock::new()))
+                .collect(),
+        }
+    }
+
+    /// The first task: the pass over the rows (or the whole audit).
+    pub(crate) fn head(&self) -> Task<'_> {
+        Task::new(&[], || {
+            let _ = self.head.set(Audit::staged(self.set, self.settings));
+        })
+    }
+
+    /// The range tasks, each needing `head` (the index of [`SplitAudit::head`]'s
+    /// task in the graph).
+    pub(crate) fn ranges(&self, head: usize) -> impl Iterator<Item = Task<'_>> + use<'_, 'a> {
+        self.ranges.iter().map(move |(range, cell)| {
+            Task::new(&[head], move || {
+                let chunk = match self.head.get().expect("the head ran first") {
+                    Staged::Matrix(stage) => Some(stage.classes(range.clone(), None)),
+                    Staged::Done(_) => None,
+                };
+                let _ = cell.set(chunk);
+            })
+        })
+    }
+
+    /// The audit, once every task ran.
+    pub(crate) fn finish(self) -> Audit {
+        match self.head.into_inner().expect("every task ran") {
+            Staged::Done(audit) => audit,
+            Staged::Matrix(stage) => {
+                let chunks = self.ranges.into_iter().map(|(_, cell)| {
+                    cell.into_inner()
+                        .expect("every task ran")
+                        .expect("a matrix's range")
+                });
+                stage.finish(chunks.collect()).0
+            }
+        }
+    }
+
+    /// The audit of `set` on `sections`: its classes shared by the threads.
+    pub(crate) fn run(set: &PredictionSet, settings: &AuditSettings, sections: Sections) -> Audit {
+        if sections == Sections::Sequential {
+            return Audit::compute(set, settings);
+        }
+        let audit = SplitAudit::new(set, settings, sections);
+        let mut graph = vec![audit.head()];
+        graph.extend(audit.ranges(0));
+        run(sections, graph);
+        audit.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +245,70 @@ mod tests {
             let message = caught.unwrap_err();
             assert_eq!(message.downcast_ref::<&str>(), Some(&"task failed"));
             assert!(after.get().is_none());
+        }
+    }
+
+    /// A split audit is the audit: every layout, class counts below, at and above
+    /// the number of ranges, either way of running.
+    #[test]
+    fn a_split_audit_is_the_audit() {
+        use calibscope_core::{Scores, Source, Values};
+        let mut state = 5u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let settings = AuditSettings {
+            m_values: vec![3, 15],
+            ..AuditSettings::default()
+        };
+        let n = 700;
+        let mut sets = Vec::new();
+        for k in [2usize, 3, 4, 7, 13] {
+            let labels: Vec<u32> = (0..n).map(|_| (next() * k as f64) as u32).collect();
+            let z: Vec<f64> = (0..n * k).map(|_| 6.0 * next() - 3.0).collect();
+            let mut p = z.iter().map(|v| v.exp()).collect::<Vec<f64>>();
+            for row in p.chunks_mut(k) {
+                let total: f64 = row.iter().sum();
+                row.iter_mut().for_each(|v| *v /= total);
+            }
+            for (values, source) in [
+                (
+                    Values::F32(z.iter().map(|&v| v as f32).collect()),
+                    Source::Logits,
+                ),
+                (Values::F64(z.clone()), Source::Logits),
+                (Values::F64(p), Source::Probs),
+            ] {
+                sets.push(PredictionSet {
+                    labels: labels.clone(),
+                    scores: Scores::Matrix { values, k, source },
+                    k,
+                });
+            }
+        }
+        let labels: Vec<u32> = (0..n).map(|_| (next() * 2.0) as u32).collect();
+        sets.push(PredictionSet {
+            scores: Scores::Column {
+                values: Values::F64((0..n).map(|_| next()).collect()),
+                source: Source::Probs,
+            },
+            labels: labels.clone(),
+            k: 2,
+        });
+        sets.push(PredictionSet::top_label(
+            labels.clone(),
+            labels.iter().map(|&y| y ^ (next() < 0.3) as u32).collect(),
+            Values::F64((0..n).map(|_| 0.5 + next() / 2.0).collect()),
+        ));
+        for set in &sets {
+            let expected = format!("{:?}", Audit::compute(set, &settings));
+            for sections in [Sections::Sequential, Sections::Threads] {
+                let got = format!("{:?}", SplitAudit::run(set, &settings, sections));
+                assert_eq!(got, expected, "k = {}, {sections:?}", set.k);
+            }
         }
     }
 

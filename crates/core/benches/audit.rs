@@ -127,3 +127,18 @@ fn temperature_fit_binary_1m_reuse(b: Bencher) {
     };
     b.bench(|| BinaryNll::new(s, &set.labels, None).map(|nll| nll.fit(&options)));
 }
+
+/// The radix sort of one class reading's items: `n` keys of class probabilities of
+/// a 100-class softmax (mostly small values, a few near 1), in sample order.
+#[divan::bench(args = [100_000, 500_000, 1_000_000], sample_count = 20)]
+fn radix_sort_class_items(b: Bencher, n: usize) {
+    use calibscope_core::radix::{item, order_key, RadixSorter};
+    let set = data::logits(n, 100, 3);
+    let view = reading::ProbView::new(&set).expect("scores");
+    let items: Vec<u64> = (0..n)
+        .map(|i| item(order_key(view.prob(i, 7)), i as u32))
+        .collect();
+    let mut sorter = RadixSorter::new();
+    b.with_inputs(|| items.clone())
+        .bench_local_refs(|v| sorter.sort(v));
+}

@@ -15,6 +15,18 @@ use crate::reliability::{self, ReliabilityRow};
 use crate::sum::Sum;
 
 mod fast;
+mod matrix;
+
+pub use matrix::{ClassChunk, MatrixStage};
+
+/// An audit in stages ([`Audit::staged`]).
+pub enum Staged<'a> {
+    /// A matrix set after its pass over the rows: its class readings are to be
+    /// read ([`MatrixStage::classes`]) and assembled ([`MatrixStage::finish`]).
+    Matrix(MatrixStage<'a>),
+    /// Any other set, audited.
+    Done(Audit),
+}
 
 /// What to compute.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +130,18 @@ impl Audit {
         fast::compute(set, settings).unwrap_or_else(|| Self::compute_general(set, settings))
     }
 
+    /// The audit of `set` in stages, for a caller that reads a matrix's classes in
+    /// ranges on several threads ([`MatrixStage`]); any other set (and an empty
+    /// one, or one too large for the fast path) comes back audited. Either way the
+    /// result is [`Audit::compute`]'s, bit for bit.
+    pub fn staged<'a>(set: &'a PredictionSet, settings: &'a AuditSettings) -> Staged<'a> {
+        if matches!(set.scores, Scores::Matrix { .. }) && fast::takes(set) {
+            Staged::Matrix(MatrixStage::new(set, settings))
+        } else {
+            Staged::Done(Self::compute(set, settings))
+        }
+    }
+
     /// [`Audit::compute`] of `set`, and per class `r` whether `set`'s column `r` sorts
     /// the samples as `reference`'s column `r` does (ascending, ties by index: the
     /// `argsort_identical_per_class` of [`crate::recal::checks::order_checks`] of
@@ -137,7 +161,7 @@ impl Audit {
             other.n() == set.n() && other.k == set.k,
             "the reference views the same rows"
         );
-        fast::compute_with_orders(set, settings, reference).unwrap_or_else(|| {
+        matrix::compute_with_orders(set, settings, reference).unwrap_or_else(|| {
             let orders = ProbView::new(set)
                 .map(|view| crate::recal::checks::class_orders(reference, &view))
                 .unwrap_or_default();

@@ -15,6 +15,8 @@ pub trait Real: Copy + Send + Sync + PartialOrd + fmt::Debug + 'static {
     /// `self - m` rounded once to `f32`, for an `m` that is a value of this type (so
     /// the `f64` difference is exact): in `f32` arithmetic for `f32` (vectorises).
     fn delta_f32(self, m: f64) -> f32;
+    /// Stored values of this type.
+    fn into_values(v: Vec<Self>) -> Values;
 }
 impl Real for f32 {
     #[inline(always)]
@@ -25,6 +27,9 @@ impl Real for f32 {
     fn delta_f32(self, m: f64) -> f32 {
         self - m as f32
     }
+    fn into_values(v: Vec<Self>) -> Values {
+        Values::F32(v)
+    }
 }
 impl Real for f64 {
     #[inline(always)]
@@ -34,6 +39,9 @@ impl Real for f64 {
     #[inline(always)]
     fn delta_f32(self, m: f64) -> f32 {
         (self - m) as f32
+    }
+    fn into_values(v: Vec<Self>) -> Values {
+        Values::F64(v)
     }
 }
 

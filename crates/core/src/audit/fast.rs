@@ -28,20 +28,19 @@
 //! probability matrices 32 (`(p, w)`, sort items, scratch), plus O(bins + chunk)
 //! (measured by `examples/memory_audit.rs`).
 
+use super::matrix::MatrixStage;
 use super::{brier_sum, Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
 use crate::auc::{self, AucBuilder, SortedColumn};
 use crate::beyond::{self, ConfusionAccumulator, RiskAccumulator};
 use crate::binning::{BinPlan, BinSource, Binning, SortedReading, SparseBuilder};
 use crate::data::{PredictionSet, Real, Scores, Source, Values};
-use crate::math::exp;
 use crate::radix::{self, RadixSorter};
-use crate::reading::{self, ProbView};
-use crate::recal::checks::OrderWalk;
+use crate::reading;
 use crate::reliability;
 use crate::sum::Sum;
 
 /// The sample index in a sort item's payload; the top bit is the outcome.
-const INDEX: u32 = 0x7fff_ffff;
+pub(super) const INDEX: u32 = 0x7fff_ffff;
 /// A plan larger than this (`Σ m` over the bin counts) keeps full prefix sums
 /// instead: answering a width binning from a sparse index costs O(Σ m).
 const SPARSE_LIMIT: usize = 4096;
@@ -49,13 +48,12 @@ const SPARSE_LIMIT: usize = 4096;
 /// The audit of `set` by the fast path; `None` when the general path must do it
 /// (an empty set, or more samples than a 31-bit index holds).
 pub(super) fn compute(set: &PredictionSet, settings: &AuditSettings) -> Option<Audit> {
-    let n = set.n();
-    if n == 0 || n > INDEX as usize {
+    if !takes(set) {
         return None;
     }
     Some(match &set.scores {
         Scores::Column { values, source } => binary_column(set, values, *source, settings),
-        Scores::Matrix { .. } => matrix(set, settings),
+        Scores::Matrix { .. } => MatrixStage::new(set, settings).finish_alone(None).0,
         Scores::TopLabel {
             predicted,
             confidence,
@@ -63,8 +61,14 @@ pub(super) fn compute(set: &PredictionSet, settings: &AuditSettings) -> Option<A
     })
 }
 
+/// Whether the fast path audits `set`: not empty, and fewer samples than a 31-bit
+/// index holds.
+pub(super) fn takes(set: &PredictionSet) -> bool {
+    set.n() > 0 && set.n() <= INDEX as usize
+}
+
 #[inline(always)]
-fn payload(i: usize, outcome: bool) -> u32 {
+pub(super) fn payload(i: usize, outcome: bool) -> u32 {
     i as u32 | (outcome as u32) << 31
 }
 
@@ -74,12 +78,12 @@ fn index_of(payload: u32) -> usize {
 }
 
 #[inline(always)]
-fn outcome_of(payload: u32) -> bool {
+pub(super) fn outcome_of(payload: u32) -> bool {
     payload >> 31 == 1
 }
 
 #[inline(always)]
-fn sq(u: f64, o: bool) -> f64 {
+pub(super) fn sq(u: f64, o: bool) -> f64 {
     (u - o as u8 as f64).powi(2)
 }
 
@@ -129,7 +133,7 @@ fn sort_and_gather(
 }
 
 /// Samples gathered per chunk by [`visit_sorted`].
-const CHUNK: usize = 1024;
+pub(super) const CHUNK: usize = 1024;
 
 /// Sorts `items` and calls `visit(payload, score, extra)` for every sample in exact
 /// sorted order (ascending score, ties by index), where `fetch(index)` gives a
@@ -138,7 +142,7 @@ const CHUNK: usize = 1024;
 /// equal `f32` keys (never split across chunks) re-ordered by the exact score, then
 /// visited. The gather buffer holds one chunk, or one run of equal keys when that
 /// is longer (a set of mostly equal forecasts).
-fn visit_sorted<E: Copy>(
+pub(super) fn visit_sorted<E: Copy>(
     sorter: &mut RadixSorter,
     items: &mut Vec<u64>,
     buffer: &mut Vec<(f64, E, u32)>,
@@ -242,7 +246,7 @@ impl<'p> IndexBuilder<'p> {
 
 /// One class reading visited in sorted order: its binning index, AUC and cwAUC, and
 /// (when asked) the sorted column for the ROC curve.
-struct ClassPass<'p> {
+pub(super) struct ClassPass<'p> {
     index: IndexBuilder<'p>,
     auc: AucBuilder<true>,
     roc: Option<SortedColumn>,
@@ -250,7 +254,7 @@ struct ClassPass<'p> {
 }
 
 impl<'p> ClassPass<'p> {
-    fn new(plan: &'p BinPlan, with_reliability: bool, roc: bool) -> Self {
+    pub(super) fn new(plan: &'p BinPlan, with_reliability: bool, roc: bool) -> Self {
         ClassPass {
             index: IndexBuilder::new(plan),
             auc: AucBuilder::default(),
@@ -260,7 +264,7 @@ impl<'p> ClassPass<'p> {
     }
 
     #[inline(always)]
-    fn push(&mut self, u: f64, o: bool, w: f64) {
+    pub(super) fn push(&mut self, u: f64, o: bool, w: f64) {
         self.index.push(u, o);
         self.auc.push(u, o, w);
         if let Some(roc) = &mut self.roc {
@@ -271,7 +275,7 @@ impl<'p> ClassPass<'p> {
     }
 
     /// The class report and the ROC curve (when asked).
-    fn finish(
+    pub(super) fn finish(
         self,
         brier: Option<f64>,
         settings: &AuditSettings,
@@ -329,7 +333,7 @@ pub(super) fn reading_report(
 
 /// The plans: class readings need the table bin counts; readings with reliability
 /// tables (the confidence reading, the binary positive class) also their bin count.
-fn plans(n: usize, settings: &AuditSettings) -> (BinPlan, BinPlan) {
+pub(super) fn plans(n: usize, settings: &AuditSettings) -> (BinPlan, BinPlan) {
     let mut with_reliability = settings.m_values.clone();
     with_reliability.push(settings.reliability_bins);
     (
@@ -340,7 +344,7 @@ fn plans(n: usize, settings: &AuditSettings) -> (BinPlan, BinPlan) {
 
 /// The sample-order sums of the confidence reading.
 #[derive(Default)]
-struct ConfidenceSums {
+pub(super) struct ConfidenceSums {
     risk: RiskAccumulator,
     brier: Sum,
     l_conf: Sum,
@@ -349,7 +353,7 @@ struct ConfidenceSums {
 
 impl ConfidenceSums {
     #[inline(always)]
-    fn add(&mut self, c: f64, z: bool) {
+    pub(super) fn add(&mut self, c: f64, z: bool) {
         self.risk.add(c, z);
         self.brier.add(sq(c, z));
         let zf = z as u8 as f64;
@@ -359,16 +363,16 @@ impl ConfidenceSums {
 }
 
 /// The parts of an [`Audit`] every path assembles the same way.
-struct Parts {
-    sums: ConfidenceSums,
-    confidence: ReadingReport,
-    classes: Vec<ClassReport>,
-    confusion: Vec<(beyond::Confusion, beyond::Confusion)>,
-    nll: Option<f64>,
-    roc_class1: Option<Vec<auc::RocPoint>>,
+pub(super) struct Parts {
+    pub(super) sums: ConfidenceSums,
+    pub(super) confidence: ReadingReport,
+    pub(super) classes: Vec<ClassReport>,
+    pub(super) confusion: Vec<(beyond::Confusion, beyond::Confusion)>,
+    pub(super) nll: Option<f64>,
+    pub(super) roc_class1: Option<Vec<auc::RocPoint>>,
 }
 
-fn assemble(set: &PredictionSet, parts: Parts) -> Audit {
+pub(super) fn assemble(set: &PredictionSet, parts: Parts) -> Audit {
     let n = set.n() as f64;
     Audit {
         n: set.n(),
@@ -392,7 +396,7 @@ fn assemble(set: &PredictionSet, parts: Parts) -> Audit {
 }
 
 /// The confidence reading from its sort items (payload: index and correctness).
-fn confidence_reading(
+pub(super) fn confidence_reading(
     sorter: &mut RadixSorter,
     items: &mut Vec<u64>,
     confidence: impl Fn(usize) -> f64,
@@ -449,289 +453,8 @@ fn top_label(
     )
 }
 
-fn matrix(set: &PredictionSet, settings: &AuditSettings) -> Audit {
-    matrix_with_orders(set, settings, None).0
-}
-
-/// The audit of a matrix set and, with a `reference` view of the same rows, per
-/// class whether its sorted order is also `reference`'s ([`OrderWalk`] in the
-/// class's sorted walk; empty without a reference).
-fn matrix_with_orders(
-    set: &PredictionSet,
-    settings: &AuditSettings,
-    reference: Option<&ProbView<'_>>,
-) -> (Audit, Vec<bool>) {
-    let Scores::Matrix { values, source, .. } = &set.scores else {
-        unreachable!("matrix() takes matrix sets")
-    };
-    match source {
-        Source::Logits => {
-            crate::with_values!(values, |v| logit_matrix(set, v, settings, reference))
-        }
-        _ => crate::with_values!(values, |v| probability_matrix(set, v, settings, reference)),
-    }
-}
-
-/// [`compute`] of a matrix set (`None` for other sets, or when [`compute`] is `None`)
-/// and per class whether its sorted order is `reference`'s (see
-/// [`Audit::compute_with_orders`]).
-pub(super) fn compute_with_orders(
-    set: &PredictionSet,
-    settings: &AuditSettings,
-    reference: &ProbView<'_>,
-) -> Option<(Audit, Vec<bool>)> {
-    let n = set.n();
-    if n == 0 || n > INDEX as usize || !matches!(set.scores, Scores::Matrix { .. }) {
-        return None;
-    }
-    Some(matrix_with_orders(set, settings, Some(reference)))
-}
-
-/// The sample-order sums of a matrix set.
-struct MatrixSums {
-    confidence: ConfidenceSums,
-    confusion: ConfusionAccumulator,
-    nll: Sum,
-}
-
-impl MatrixSums {
-    fn new(k: usize) -> Self {
-        MatrixSums {
-            confidence: ConfidenceSums::default(),
-            confusion: ConfusionAccumulator::new(k),
-            nll: Sum::new(),
-        }
-    }
-
-    /// Adds sample `i` (top label `r`, confidence `c`, label `y`) and returns its
-    /// sort item in the confidence reading.
-    #[inline(always)]
-    fn add(&mut self, i: usize, r: u32, c: f64, y: u32, nll_term: f64) -> u64 {
-        let z = r == y;
-        self.confidence.add(c, z);
-        self.confusion.add(r, c, y);
-        self.nll.add(nll_term);
-        radix::item(radix::order_key(c), payload(i, z))
-    }
-
-    fn finish(
-        self,
-        set: &PredictionSet,
-        confidence: ReadingReport,
-        classes: Vec<ClassReport>,
-        roc_class1: Option<Vec<auc::RocPoint>>,
-    ) -> Audit {
-        assemble(
-            set,
-            Parts {
-                sums: self.confidence,
-                confidence,
-                classes,
-                confusion: self.confusion.finish(),
-                nll: Some(self.nll.value() / set.n() as f64),
-                roc_class1,
-            },
-        )
-    }
-}
-
-/// A logit matrix. Per sample the class pass keeps `(p, sum)` (the current class's
-/// probability and the row's `Σ exp(z - max)`, side by side for the gather) and the
-/// row's max logit in the storage precision (a max of stored scalars is one of
-/// them): 20 bytes for `f32` logits, 36 with the sort items and their scratch. The
-/// top-label confidence is `exp(max - max) / sum = 1 / sum` (the top class holds
-/// the max logit; for `k = 2` the prediction `p1 >= 0.5` picks it too), so the
-/// weights need no array of their own.
-fn logit_matrix<T: Real>(
-    set: &PredictionSet,
-    v: &[T],
-    settings: &AuditSettings,
-    reference: Option<&ProbView<'_>>,
-) -> (Audit, Vec<bool>) {
-    let (n, k, labels) = (set.n(), set.k, &set.labels);
-    let (class_plan, reliability_plan) = plans(n, settings);
-    let mut sums = MatrixSums::new(k);
-    let mut state: Vec<(f64, f64)> = Vec::with_capacity(n);
-    let mut maxima: Vec<T> = Vec::with_capacity(n);
-    let mut items = Vec::with_capacity(n);
-    for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
-        let (max, sum) = reading::softmax_row(row);
-        let stored_max = row
-            .iter()
-            .copied()
-            .fold(row[0], |a, b| if b > a { b } else { a });
-        debug_assert_eq!(stored_max.to_f64(), max);
-        state.push((0.0, sum));
-        maxima.push(stored_max);
-        // as ProbView::top and ProbView::log_sum_exp
-        let (r, c) = if k == 2 {
-            let p1 = exp(row[1].to_f64() - max) / sum;
-            if p1 >= 0.5 {
-                (1, p1)
-            } else {
-                (0, exp(row[0].to_f64() - max) / sum)
-            }
-        } else {
-            reading::top_of_logit_row(row, max, sum)
-        };
-        debug_assert_eq!(c, 1.0 / sum);
-        items.push(sums.add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64()));
-    }
-    let mut sorter = RadixSorter::new();
-    let confidence = confidence_reading(
-        &mut sorter,
-        &mut items,
-        |i| 1.0 / state[i].1,
-        &reliability_plan,
-        settings,
-    );
-    let mut classes = Vec::with_capacity(k);
-    let mut orders = Vec::with_capacity(if reference.is_some() { k } else { 0 });
-    let mut roc_class1 = None;
-    class_readings(
-        v,
-        k,
-        labels,
-        &mut state,
-        |i, s, z| exp(z - maxima[i].to_f64()) / s.1,
-        |s, u| s.0 = u,
-        |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
-        (&mut sorter, &mut items),
-        (&class_plan, &reliability_plan),
-        (settings, reference),
-        |report, roc, order| {
-            roc_class1 = roc.or(roc_class1.take());
-            classes.push(report);
-            orders.extend(order);
-        },
-    );
-    (sums.finish(set, confidence, classes, roc_class1), orders)
-}
-
-/// A probability matrix. Per sample the class pass keeps `(p, w)`: the current
-/// class's probability and the clipped confidence.
-fn probability_matrix<T: Real>(
-    set: &PredictionSet,
-    v: &[T],
-    settings: &AuditSettings,
-    reference: Option<&ProbView<'_>>,
-) -> (Audit, Vec<bool>) {
-    let (n, k, labels) = (set.n(), set.k, &set.labels);
-    let (class_plan, reliability_plan) = plans(n, settings);
-    let view = ProbView::new(set).expect("a matrix has probabilities");
-    let mut sums = MatrixSums::new(k);
-    let mut confidence = Vec::with_capacity(n);
-    let mut items = Vec::with_capacity(n);
-    for (i, &y) in labels.iter().enumerate() {
-        let (r, c) = view.top(i);
-        let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
-        confidence.push(c);
-        items.push(sums.add(i, r, c, y, -p.ln()));
-    }
-    let mut sorter = RadixSorter::new();
-    let confidence_report = confidence_reading(
-        &mut sorter,
-        &mut items,
-        |i| confidence[i],
-        &reliability_plan,
-        settings,
-    );
-    let mut state: Vec<(f64, f64)> = confidence
-        .iter()
-        .map(|&c| (0.0, beyond::clip_confidence(c)))
-        .collect();
-    drop(confidence);
-    let mut classes = Vec::with_capacity(k);
-    let mut orders = Vec::with_capacity(if reference.is_some() { k } else { 0 });
-    let mut roc_class1 = None;
-    class_readings(
-        v,
-        k,
-        labels,
-        &mut state,
-        |_, _, p| p,
-        |s, u| s.0 = u,
-        |&s| s,
-        (&mut sorter, &mut items),
-        (&class_plan, &reliability_plan),
-        (settings, reference),
-        |report, roc, order| {
-            roc_class1 = roc.or(roc_class1.take());
-            classes.push(report);
-            orders.extend(order);
-        },
-    );
-    (
-        sums.finish(set, confidence_report, classes, roc_class1),
-        orders,
-    )
-}
-
-/// Every class reading of a matrix, in class order: `visit(report, roc, order)`.
-/// Per sample `i`, `prob(i, state, z)` turns the sample's score `z` of a class into
-/// its probability, `store` keeps that probability in the sample's state, and
-/// `fetch` returns `(probability, weight)` from the state for the pass in sorted
-/// order (one cache miss per sample). With a `reference` view of the same rows,
-/// `order` is whether the class's sorted order is also the order of the
-/// reference's column: checked in the same walk, asking the reference for a score
-/// only until the first step down ([`OrderWalk`]).
-#[allow(clippy::too_many_arguments)]
-fn class_readings<T: Real, S>(
-    v: &[T],
-    k: usize,
-    labels: &[u32],
-    state: &mut [S],
-    prob: impl Fn(usize, &S, f64) -> f64,
-    store: impl Fn(&mut S, f64),
-    fetch: impl Fn(&S) -> (f64, f64),
-    (sorter, items): (&mut RadixSorter, &mut Vec<u64>),
-    (class_plan, reliability_plan): (&BinPlan, &BinPlan),
-    (settings, reference): (&AuditSettings, Option<&ProbView<'_>>),
-    mut visit: impl FnMut(ClassReport, Option<Vec<auc::RocPoint>>, Option<bool>),
-) {
-    let n = labels.len();
-    let binary = k == 2;
-    let mut buffer = Vec::with_capacity(CHUNK);
-    for r in 0..k {
-        items.clear();
-        let mut brier = Sum::new();
-        for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
-            reading::prefetch(v, (i + reading::PREFETCH_ROWS) * k + r);
-            // p = softmax(z)_r as ProbView::class_column, or the probability
-            let u = prob(i, s, v[i * k + r].to_f64());
-            store(s, u);
-            let o = y as usize == r;
-            brier.add(sq(u, o));
-            items.push(radix::item(radix::order_key(u), payload(i, o)));
-        }
-        let positive = binary && r == 1;
-        let plan = if positive {
-            reliability_plan
-        } else {
-            class_plan
-        };
-        let mut pass = ClassPass::new(plan, positive, positive && settings.roc_curve);
-        let mut walk = OrderWalk::default();
-        visit_sorted(
-            sorter,
-            items,
-            &mut buffer,
-            |i| fetch(&state[i]),
-            |p, u, w| {
-                pass.push(u, outcome_of(p), w);
-                if let Some(reference) = reference {
-                    let i = p & INDEX;
-                    walk.push(i, || reference.prob(i as usize, r));
-                }
-            },
-        );
-        let (report, roc) = pass.finish(Some(brier.value() / n as f64), settings);
-        visit(report, roc, reference.map(|_| walk.identical()));
-    }
-}
-
 /// The top-label confidence of a binary forecast `u = P(y = 1)`: predict 1 iff
-/// `u >= 0.5` (as [`ProbView::top`]).
+/// `u >= 0.5` (as [`crate::reading::ProbView::top`]).
 #[inline(always)]
 fn binary_confidence(u: f64) -> f64 {
     if u >= 0.5 {

@@ -1,0 +1,378 @@
+//! The fast path's audit of a score matrix, in stages: one pass over the rows
+//! ([`MatrixStage::new`]: softmax row, top label, NLL, the confidence reading), then
+//! the class readings ([`MatrixStage::classes`], any ranges of classes, each with
+//! buffers of its own, so ranges can run on several threads), then
+//! [`MatrixStage::finish`]. [`Audit::compute`] runs them one after the other with
+//! no copy ([`MatrixStage::finish_alone`]); the result is the same, bit for bit,
+//! however the classes are cut.
+
+use super::fast::{
+    assemble, confidence_reading, outcome_of, payload, plans, sq, takes, visit_sorted, ClassPass,
+    ConfidenceSums, Parts, CHUNK, INDEX,
+};
+use super::{Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
+use crate::auc::RocPoint;
+use crate::beyond::{self, ConfusionAccumulator};
+use crate::binning::BinPlan;
+use crate::data::{PredictionSet, Real, Scores, Source, Values};
+use crate::math::exp;
+use crate::radix::{self, RadixSorter};
+use crate::reading::{self, ProbView};
+use crate::recal::checks::OrderWalk;
+use crate::sum::Sum;
+use std::ops::Range;
+
+/// The sample-order sums of a matrix set.
+struct MatrixSums {
+    confidence: ConfidenceSums,
+    confusion: ConfusionAccumulator,
+    nll: Sum,
+}
+
+impl MatrixSums {
+    fn new(k: usize) -> Self {
+        MatrixSums {
+            confidence: ConfidenceSums::default(),
+            confusion: ConfusionAccumulator::new(k),
+            nll: Sum::new(),
+        }
+    }
+
+    /// Adds sample `i` (top label `r`, confidence `c`, label `y`) and returns its
+    /// sort item in the confidence reading.
+    #[inline(always)]
+    fn add(&mut self, i: usize, r: u32, c: f64, y: u32, nll_term: f64) -> u64 {
+        let z = r == y;
+        self.confidence.add(c, z);
+        self.confusion.add(r, c, y);
+        self.nll.add(nll_term);
+        radix::item(radix::order_key(c), payload(i, z))
+    }
+}
+
+/// A matrix audit after its pass over the rows; see the module docs.
+///
+/// Per sample it keeps `(p, s)`: a slot for the probability of the class being
+/// read (the sorted pass gathers it with `s`, one cache miss per sample) and, for
+/// logits, the row's `Σ exp(z - max)` (the top-label confidence is
+/// `exp(max - max) / sum = 1 / sum`: the top class holds the max logit, and for
+/// `k = 2` the prediction `p1 >= 0.5` picks it too) or, for probabilities, the
+/// clipped confidence; for logits also the row's max in the storage precision (a
+/// max of stored scalars is one of them). `f32` logits: 20 bytes a sample, 36 with
+/// the sort items and their scratch while one range of classes is read in place
+/// ([`MatrixStage::finish_alone`]); each [`MatrixStage::classes`] call copies the
+/// 16-byte state for its own range.
+pub struct MatrixStage<'a> {
+    set: &'a PredictionSet,
+    settings: &'a AuditSettings,
+    sums: MatrixSums,
+    confidence: ReadingReport,
+    state: Vec<(f64, f64)>,
+    maxima: Option<Values>,
+    plans: (BinPlan, BinPlan),
+}
+
+/// The class readings of one range of classes ([`MatrixStage::classes`]).
+pub struct ClassChunk {
+    classes: Range<usize>,
+    reports: Vec<ClassReport>,
+    roc_class1: Option<Vec<RocPoint>>,
+    orders: Vec<bool>,
+}
+
+impl<'a> MatrixStage<'a> {
+    /// The pass over the rows and the confidence reading of `set`, a matrix set the
+    /// fast path takes (at least one sample, fewer than `2^31`). Panics on other
+    /// sets.
+    pub(super) fn new(set: &'a PredictionSet, settings: &'a AuditSettings) -> Self {
+        let Scores::Matrix { values, source, .. } = &set.scores else {
+            panic!("MatrixStage takes matrix sets")
+        };
+        assert!(takes(set), "not a fast-path set");
+        match source {
+            Source::Logits => crate::with_values!(values, |v| Self::logits(set, v, settings)),
+            _ => Self::probabilities(set, settings),
+        }
+    }
+
+    fn logits<T: Real>(set: &'a PredictionSet, v: &[T], settings: &'a AuditSettings) -> Self {
+        let (n, k, labels) = (set.n(), set.k, &set.labels);
+        let (class_plan, reliability_plan) = plans(n, settings);
+        let mut sums = MatrixSums::new(k);
+        let mut state: Vec<(f64, f64)> = Vec::with_capacity(n);
+        let mut maxima: Vec<T> = Vec::with_capacity(n);
+        let mut items = Vec::with_capacity(n);
+        for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
+            let (max, sum) = reading::softmax_row(row);
+            let stored_max = row
+                .iter()
+                .copied()
+                .fold(row[0], |a, b| if b > a { b } else { a });
+            debug_assert_eq!(stored_max.to_f64(), max);
+            state.push((0.0, sum));
+            maxima.push(stored_max);
+            // as ProbView::top and ProbView::log_sum_exp
+            let (r, c) = if k == 2 {
+                let p1 = exp(row[1].to_f64() - max) / sum;
+                if p1 >= 0.5 {
+                    (1, p1)
+                } else {
+                    (0, exp(row[0].to_f64() - max) / sum)
+                }
+            } else {
+                reading::top_of_logit_row(row, max, sum)
+            };
+            debug_assert_eq!(c, 1.0 / sum);
+            items.push(sums.add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64()));
+        }
+        let confidence = confidence_reading(
+            &mut RadixSorter::new(),
+            &mut items,
+            |i| 1.0 / state[i].1,
+            &reliability_plan,
+            settings,
+        );
+        MatrixStage {
+            set,
+            settings,
+            sums,
+            confidence,
+            state,
+            maxima: Some(T::into_values(maxima)),
+            plans: (class_plan, reliability_plan),
+        }
+    }
+
+    fn probabilities(set: &'a PredictionSet, settings: &'a AuditSettings) -> Self {
+        let (n, k, labels) = (set.n(), set.k, &set.labels);
+        let (class_plan, reliability_plan) = plans(n, settings);
+        let view = ProbView::new(set).expect("a matrix has probabilities");
+        let mut sums = MatrixSums::new(k);
+        let mut confidence = Vec::with_capacity(n);
+        let mut items = Vec::with_capacity(n);
+        for (i, &y) in labels.iter().enumerate() {
+            let (r, c) = view.top(i);
+            let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
+            confidence.push(c);
+            items.push(sums.add(i, r, c, y, -p.ln()));
+        }
+        let confidence_report = confidence_reading(
+            &mut RadixSorter::new(),
+            &mut items,
+            |i| confidence[i],
+            &reliability_plan,
+            settings,
+        );
+        let state = confidence
+            .iter()
+            .map(|&c| (0.0, beyond::clip_confidence(c)))
+            .collect();
+        MatrixStage {
+            set,
+            settings,
+            sums,
+            confidence: confidence_report,
+            state,
+            maxima: None,
+            plans: (class_plan, reliability_plan),
+        }
+    }
+
+    /// Number of classes.
+    pub fn k(&self) -> usize {
+        self.set.k
+    }
+
+    /// The class readings of `classes` (a range within `0..k`), with buffers of
+    /// their own (a copy of the per-sample state: 16 bytes a sample, plus the sort
+    /// items and scratch), so several ranges can be read at once. With a
+    /// `reference` view of the same rows, also whether each class's sorted order
+    /// is the reference's (see [`Audit::compute_with_orders`]).
+    pub fn classes(&self, classes: Range<usize>, reference: Option<&ProbView<'_>>) -> ClassChunk {
+        let mut state = self.state.clone();
+        self.classes_with(&mut state, classes, reference)
+    }
+
+    fn classes_with(
+        &self,
+        state: &mut [(f64, f64)],
+        classes: Range<usize>,
+        reference: Option<&ProbView<'_>>,
+    ) -> ClassChunk {
+        assert!(classes.end <= self.k(), "classes out of range");
+        if let Some(reference) = reference {
+            let other = reference.set();
+            assert!(other.n() == self.set.n() && other.k == self.set.k);
+        }
+        let Scores::Matrix { values, .. } = &self.set.scores else {
+            unreachable!("a matrix stage has a matrix")
+        };
+        let mut chunk = ClassChunk {
+            classes: classes.clone(),
+            reports: Vec::with_capacity(classes.len()),
+            roc_class1: None,
+            orders: Vec::with_capacity(if reference.is_some() {
+                classes.len()
+            } else {
+                0
+            }),
+        };
+        let mut visit = |report, roc: Option<Vec<RocPoint>>, order: Option<bool>| {
+            chunk.roc_class1 = roc.or(chunk.roc_class1.take());
+            chunk.reports.push(report);
+            chunk.orders.extend(order);
+        };
+        let reading = ClassRange {
+            classes,
+            plans: &self.plans,
+            settings: self.settings,
+            reference,
+        };
+        match &self.maxima {
+            Some(maxima) => crate::with_values!(values, |v| reading.run(
+                v,
+                &self.set.labels,
+                state,
+                |i, s, z| exp(z - maxima.get(i)) / s.1,
+                |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
+                &mut visit,
+            )),
+            None => crate::with_values!(values, |v| reading.run(
+                v,
+                &self.set.labels,
+                state,
+                |_, _, p| p,
+                |&s| s,
+                &mut visit,
+            )),
+        }
+        chunk
+    }
+
+    /// The audit from the class readings of `chunks`, which must cover `0..k` in
+    /// order, and the order checks they made (empty without a reference). Panics
+    /// otherwise.
+    pub fn finish(self, chunks: Vec<ClassChunk>) -> (Audit, Vec<bool>) {
+        let mut next = 0;
+        let (mut classes, mut orders, mut roc_class1) = (Vec::new(), Vec::new(), None);
+        for chunk in chunks {
+            assert_eq!(
+                chunk.classes.start, next,
+                "chunks cover the classes in order"
+            );
+            next = chunk.classes.end;
+            classes.extend(chunk.reports);
+            orders.extend(chunk.orders);
+            roc_class1 = roc_class1.or(chunk.roc_class1);
+        }
+        assert_eq!(next, self.k(), "chunks cover every class");
+        let set = self.set;
+        let audit = assemble(
+            set,
+            Parts {
+                sums: self.sums.confidence,
+                confidence: self.confidence,
+                classes,
+                confusion: self.sums.confusion.finish(),
+                nll: Some(self.sums.nll.value() / set.n() as f64),
+                roc_class1,
+            },
+        );
+        (audit, orders)
+    }
+
+    /// Every class read on this thread in the stage's own state (no copy), then
+    /// [`MatrixStage::finish`].
+    pub(super) fn finish_alone(mut self, reference: Option<&ProbView<'_>>) -> (Audit, Vec<bool>) {
+        let mut state = std::mem::take(&mut self.state);
+        let chunk = self.classes_with(&mut state, 0..self.k(), reference);
+        drop(state);
+        self.finish(vec![chunk])
+    }
+}
+
+/// What a range of class readings needs besides the scores and the state.
+struct ClassRange<'s, 'r> {
+    classes: Range<usize>,
+    plans: &'s (BinPlan, BinPlan),
+    settings: &'s AuditSettings,
+    reference: Option<&'r ProbView<'r>>,
+}
+
+impl ClassRange<'_, '_> {
+    /// The class readings of the range, in class order: `visit(report, roc,
+    /// order)`. Per sample `i`, `prob(i, state, z)` turns the sample's score `z` of
+    /// a class into its probability (kept in the state's slot) and `fetch` returns
+    /// `(probability, weight)` from the state for the pass in sorted order (one
+    /// cache miss per sample). With a reference view of the same rows, `order` is
+    /// whether the class's sorted order is also the order of the reference's
+    /// column: checked in the same walk, asking the reference for a score only
+    /// until the first step down ([`OrderWalk`]).
+    fn run<T: Real>(
+        &self,
+        v: &[T],
+        labels: &[u32],
+        state: &mut [(f64, f64)],
+        prob: impl Fn(usize, &(f64, f64), f64) -> f64,
+        fetch: impl Fn(&(f64, f64)) -> (f64, f64),
+        visit: &mut impl FnMut(ClassReport, Option<Vec<RocPoint>>, Option<bool>),
+    ) {
+        let (class_plan, reliability_plan) = self.plans;
+        let n = labels.len();
+        let k = v.len() / n;
+        let binary = k == 2;
+        let mut sorter = RadixSorter::new();
+        let mut items = Vec::with_capacity(n);
+        let mut buffer = Vec::with_capacity(CHUNK);
+        for r in self.classes.clone() {
+            items.clear();
+            let mut brier = Sum::new();
+            for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
+                reading::prefetch(v, (i + reading::PREFETCH_ROWS) * k + r);
+                // p = softmax(z)_r as ProbView::class_column, or the probability
+                let u = prob(i, s, v[i * k + r].to_f64());
+                s.0 = u;
+                let o = y as usize == r;
+                brier.add(sq(u, o));
+                items.push(radix::item(radix::order_key(u), payload(i, o)));
+            }
+            let positive = binary && r == 1;
+            let plan = if positive {
+                reliability_plan
+            } else {
+                class_plan
+            };
+            let mut pass = ClassPass::new(plan, positive, positive && self.settings.roc_curve);
+            let mut walk = OrderWalk::default();
+            visit_sorted(
+                &mut sorter,
+                &mut items,
+                &mut buffer,
+                |i| fetch(&state[i]),
+                |p, u, w| {
+                    pass.push(u, outcome_of(p), w);
+                    if let Some(reference) = self.reference {
+                        let i = p & INDEX;
+                        walk.push(i, || reference.prob(i as usize, r));
+                    }
+                },
+            );
+            let (report, roc) = pass.finish(Some(brier.value() / n as f64), self.settings);
+            visit(report, roc, self.reference.map(|_| walk.identical()));
+        }
+    }
+}
+
+/// [`super::fast::compute`] of a matrix set (`None` for other sets, or when the
+/// fast path does not take it) and per class whether its sorted order is
+/// `reference`'s (see [`Audit::compute_with_orders`]).
+pub(super) fn compute_with_orders(
+    set: &PredictionSet,
+    settings: &AuditSettings,
+    reference: &ProbView<'_>,
+) -> Option<(Audit, Vec<bool>)> {
+    if !takes(set) || !matches!(set.scores, Scores::Matrix { .. }) {
+        return None;
+    }
+    Some(MatrixStage::new(set, settings).finish_alone(Some(reference)))
+}
