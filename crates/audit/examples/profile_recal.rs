@@ -6,7 +6,7 @@
 //! ledger's audit), and the two ledgers.
 //! `cargo run --release -p calibscope-audit --example profile_recal -- FILE...`
 
-use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::audit::{Audit, AuditSettings, Staged};
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::recalibrate_temperature_clocked;
 use calibscope_core::recal::checks::{order_checks, prob_checks, top_label_checks};
@@ -40,8 +40,28 @@ fn main() {
         Audit::compute(set, &AuditSettings::default())
     });
     let split = timed("split", || stratified_split(&set.labels, set.k, 0, 0.5));
-    timed("evaluation subset", || {
+    let before = timed("evaluation subset", || {
         calibscope_core::reading::subset(set, &split.evaluation)
+    });
+    let ledger = AuditSettings {
+        m_values: vec![10, 15],
+        ..AuditSettings::default()
+    };
+    let whole = AuditSettings::default();
+    timed(
+        "audit of the whole set + ledger before (the CLI's)",
+        || match Audit::staged_with_subset(set, &whole, Some((&split.evaluation, &before, &ledger)))
+        {
+            Staged::Matrix(stage) => {
+                let k = stage.k();
+                let chunk = stage.classes(0..k, None);
+                stage.finish(vec![chunk]).subset
+            }
+            Staged::Done(_, subset) => subset,
+        },
+    );
+    timed("ledger before's audit alone", || {
+        Audit::compute(&before, &ledger)
     });
     let (run, fit) = timed("split + subset + temperature run", || {
         recalibrate_temperature_clocked(set, 0, 0.5, Some(now))

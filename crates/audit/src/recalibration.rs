@@ -9,7 +9,7 @@ use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{
     fit_maps_on, mark_maps_not_asked, recalibrate, recalibrate_temperature_only,
     temperature_finish, temperature_fit, temperature_start, temperature_top_label_checks,
-    MapOutcome, Recalibration, TemperatureOutcome, Undefined,
+    MapOutcome, Recalibration, TemperatureOutcome, TemperatureStart, Undefined,
 };
 use calibscope_core::recal::{IsotonicFit, PlattFit};
 use calibscope_core::{Kind, PredictionSet};
@@ -303,13 +303,20 @@ pub(crate) fn audit_and_recalibration(
 ) -> (Audit, Value) {
     let kind = set.kind();
     let (start, fitted) = (OnceLock::new(), OnceLock::new());
-    let audit = SplitAudit::new(set, settings, sections);
     let (before, before_view) = (OnceLock::new(), OnceLock::new());
-    let (before_ledger, after_ledger) = (OnceLock::new(), OnceLock::new());
-    let (checks, maps) = (OnceLock::new(), OnceLock::new());
+    let (after_ledger, checks, maps) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
     fn got<T>(cell: &OnceLock<T>) -> &T {
         cell.get().expect("a task's input")
     }
+    // the "before" ledger is made in the passes of the whole set's audit
+    let ledger = ledger_settings();
+    let audit = SplitAudit::new(set, settings, sections).with_subset(
+        || {
+            let start: &TemperatureStart = got(&start);
+            (&start.split.evaluation[..], got(&before))
+        },
+        &ledger,
+    );
     fn take<T>(cell: OnceLock<T>) -> T {
         cell.into_inner().expect("every task ran")
     }
@@ -326,17 +333,15 @@ pub(crate) fn audit_and_recalibration(
         Task::new(&[SPLIT], || {
             let _ = fitted.set(temperature_fit(set, got(&start), None));
         }),
-        // the audit of the whole set: its pass over the rows here, its class
-        // readings in ranges after the other tasks (a free core takes a range)
-        audit.head(),
+        // the audit of the whole set and of the "before" rows (its ledger): the pass
+        // over the rows here, the class readings in ranges after the other tasks (a
+        // free core takes a range)
+        audit.head(&[SPLIT, BEFORE]),
         Task::new(&[SPLIT], || {
             let _ = before.set(got(&start).before(set));
         }),
         Task::new(&[BEFORE], || {
             let _ = before_view.set(ProbView::new(got(&before)));
-        }),
-        Task::new(&[BEFORE], || {
-            let _ = before_ledger.set(ledger_audit(got(&before)));
         }),
         // the "after" ledger's sorted walks of each class also check that class's
         // order against the "before" scores: no sort of its own for the checks
@@ -362,7 +367,9 @@ pub(crate) fn audit_and_recalibration(
     graph.extend(audit.ranges(AUDIT));
     tasks::run(sections, graph);
     drop(before_view);
-    let (before_ledger, after_ledger) = (take(before_ledger), take(after_ledger));
+    let (whole, before_ledger) = audit.finish();
+    let before_ledger = before_ledger.expect("asked for");
+    let after_ledger = take(after_ledger);
     // the checks' orders come from the "after" ledger's walks, their AUC changes from
     // the ledgers' audits (the same numbers)
     let checks = take(checks).map(|pending| {
@@ -394,7 +401,7 @@ pub(crate) fn audit_and_recalibration(
         platt,
         isotonic,
     };
-    (audit.finish(), assemble(set, recal, &r, pieces))
+    (whole, assemble(set, recal, &r, pieces))
 }
 
 /// The `recalibration` section of `set` from its recalibration `r` (which must be

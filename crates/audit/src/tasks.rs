@@ -124,9 +124,17 @@ const CLASS_RANGES: usize = 4;
 pub(crate) struct SplitAudit<'a> {
     set: &'a PredictionSet,
     settings: &'a AuditSettings,
+    subset: Option<Subset<'a>>,
     head: OnceLock<Staged<'a>>,
     ranges: Vec<(Range<usize>, OnceLock<Option<ClassChunk>>)>,
 }
+
+/// Where a [`SplitAudit`] finds the subset it audits too, once its head runs: the
+/// rows and their set (made by an earlier task), and the settings.
+type Subset<'a> = (
+    Box<dyn Fn() -> (&'a [usize], &'a PredictionSet) + Send + Sync + 'a>,
+    &'a AuditSettings,
+);
 
 impl<'a> SplitAudit<'a> {
     /// The audit of `set`, its classes in [`CLASS_RANGES`] ranges with
@@ -144,6 +152,7 @@ impl<'a> SplitAudit<'a> {
         SplitAudit {
             set,
             settings,
+            subset: None,
             head: OnceLock::new(),
             ranges: (0..parts)
                 .map(|j| (j * k / parts..(j + 1) * k / parts, OnceLock::new()))
@@ -151,10 +160,32 @@ impl<'a> SplitAudit<'a> {
         }
     }
 
-    /// The first task: the pass over the rows (or the whole audit).
-    pub(crate) fn head(&self) -> Task<'_> {
-        Task::new(&[], || {
-            let _ = self.head.set(Audit::staged(self.set, self.settings));
+    /// This audit, and the audit of a subset of the rows (`rows` ascending, and
+    /// their set: `calibscope_core::reading::subset` of them) with `settings`, made in
+    /// the same passes where it can be ([`Audit::staged_with_subset`]). `subset` is
+    /// called when the head runs (list the tasks that make its results among the
+    /// head's needs).
+    pub(crate) fn with_subset(
+        self,
+        subset: impl Fn() -> (&'a [usize], &'a PredictionSet) + Send + Sync + 'a,
+        settings: &'a AuditSettings,
+    ) -> Self {
+        SplitAudit {
+            subset: Some((Box::new(subset), settings)),
+            ..self
+        }
+    }
+
+    /// The first task, needing `needs`: the pass over the rows (or the whole audit).
+    pub(crate) fn head(&self, needs: &[usize]) -> Task<'_> {
+        Task::new(needs, || {
+            let subset = self.subset.as_ref().map(|(rows_and_set, settings)| {
+                let (rows, set) = rows_and_set();
+                (rows, set, *settings)
+            });
+            let _ = self
+                .head
+                .set(Audit::staged_with_subset(self.set, self.settings, subset));
         })
     }
 
@@ -165,24 +196,25 @@ impl<'a> SplitAudit<'a> {
             Task::new(&[head], move || {
                 let chunk = match self.head.get().expect("the head ran first") {
                     Staged::Matrix(stage) => Some(stage.classes(range.clone(), None)),
-                    Staged::Done(_) => None,
+                    Staged::Done(..) => None,
                 };
                 let _ = cell.set(chunk);
             })
         })
     }
 
-    /// The audit, once every task ran.
-    pub(crate) fn finish(self) -> Audit {
+    /// The audit and (when asked for) the subset's, once every task ran.
+    pub(crate) fn finish(self) -> (Audit, Option<Audit>) {
         match self.head.into_inner().expect("every task ran") {
-            Staged::Done(audit) => audit,
+            Staged::Done(audit, subset) => (audit, subset),
             Staged::Matrix(stage) => {
                 let chunks = self.ranges.into_iter().map(|(_, cell)| {
                     cell.into_inner()
                         .expect("every task ran")
                         .expect("a matrix's range")
                 });
-                stage.finish(chunks.collect()).0
+                let done = stage.finish(chunks.collect());
+                (done.audit, done.subset)
             }
         }
     }
@@ -193,10 +225,10 @@ impl<'a> SplitAudit<'a> {
             return Audit::compute(set, settings);
         }
         let audit = SplitAudit::new(set, settings, sections);
-        let mut graph = vec![audit.head()];
+        let mut graph = vec![audit.head(&[])];
         graph.extend(audit.ranges(0));
         run(sections, graph);
-        audit.finish()
+        audit.finish().0
     }
 }
 

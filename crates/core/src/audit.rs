@@ -17,15 +17,17 @@ use crate::sum::Sum;
 mod fast;
 mod matrix;
 
-pub use matrix::{ClassChunk, MatrixStage};
+pub use matrix::{ClassChunk, Finished, MatrixStage};
 
-/// An audit in stages ([`Audit::staged`]).
+/// An audit in stages ([`Audit::staged`]). One is made per audit: its variants'
+/// sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Staged<'a> {
     /// A matrix set after its pass over the rows: its class readings are to be
     /// read ([`MatrixStage::classes`]) and assembled ([`MatrixStage::finish`]).
     Matrix(MatrixStage<'a>),
-    /// Any other set, audited.
-    Done(Audit),
+    /// Any other set, audited (and its subset, when one was asked for).
+    Done(Audit, Option<Audit>),
 }
 
 /// What to compute.
@@ -135,10 +137,29 @@ impl Audit {
     /// one, or one too large for the fast path) comes back audited. Either way the
     /// result is [`Audit::compute`]'s, bit for bit.
     pub fn staged<'a>(set: &'a PredictionSet, settings: &'a AuditSettings) -> Staged<'a> {
-        if matches!(set.scores, Scores::Matrix { .. }) && fast::takes(set) {
-            Staged::Matrix(MatrixStage::new(set, settings))
+        Self::staged_with_subset(set, settings, None)
+    }
+
+    /// [`Audit::staged`], and with `subset = (rows, its set, its settings)` the audit
+    /// of the subset of the rows `rows` (ascending; `its set` being
+    /// [`reading::subset`] of `set` and `rows`): `Audit::compute(its set, its
+    /// settings)`, bit for bit, made in the whole set's passes when both are matrix
+    /// sets the fast path takes (no sort, no pass over the rows of its own: the
+    /// evaluation split's "before" ledger beside the audit of the whole set), on
+    /// its own otherwise. Panics when `rows` is not ascending or does not match.
+    pub fn staged_with_subset<'a>(
+        set: &'a PredictionSet,
+        settings: &'a AuditSettings,
+        subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
+    ) -> Staged<'a> {
+        let both = fast::takes(set) && subset.is_none_or(|(_, sub, _)| fast::takes(sub));
+        if matches!(set.scores, Scores::Matrix { .. }) && both {
+            Staged::Matrix(MatrixStage::with_subset(set, settings, subset))
         } else {
-            Staged::Done(Self::compute(set, settings))
+            Staged::Done(
+                Self::compute(set, settings),
+                subset.map(|(_, sub, s)| Self::compute(sub, s)),
+            )
         }
     }
 

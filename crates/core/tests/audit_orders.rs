@@ -5,6 +5,8 @@
 //! the column comparison. The "after" sets are the "before" sets scaled (the orders
 //! of some classes change, of others not), identical (every order kept), or
 //! perturbed in a few entries, with ties and values sharing an `f32` sort key.
+//! Also: `Audit::staged_with_subset` gives the whole set's audit and a subset's,
+//! however its class readings are cut in ranges.
 
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::reading::ProbView;
@@ -224,4 +226,100 @@ fn a_kept_order_is_seen_across_chunks() {
         order_checks(&before, &shuffled).argsort_identical_per_class
     );
     assert!(!orders[1]);
+}
+
+/// `Audit::staged_with_subset`: the whole set's audit and the subset's, its class
+/// readings cut in ranges in any way, are the two audits made on their own.
+fn staged_subset_is_the_audits(
+    set: &PredictionSet,
+    keep: &[bool],
+    cuts: &[usize],
+    settings: &AuditSettings,
+    sub_settings: &AuditSettings,
+) -> Result<(), TestCaseError> {
+    use calibscope_core::audit::Staged;
+    let rows: Vec<usize> = (0..set.n()).filter(|&i| keep[i % keep.len()]).collect();
+    let sub = calibscope_core::reading::subset(set, &rows);
+    let (whole, part) =
+        match Audit::staged_with_subset(set, settings, Some((&rows, &sub, sub_settings))) {
+            Staged::Done(whole, part) => (whole, part),
+            Staged::Matrix(stage) => {
+                let k = stage.k();
+                let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (k + 1)).collect();
+                bounds.extend([0, k]);
+                bounds.sort_unstable();
+                let chunks = bounds
+                    .windows(2)
+                    .map(|w| stage.classes(w[0]..w[1], None))
+                    .collect();
+                let done = stage.finish(chunks);
+                (done.audit, done.subset)
+            }
+        };
+    prop_assert_eq!(
+        format!("{:?}", whole),
+        format!("{:?}", Audit::compute(set, settings))
+    );
+    prop_assert_eq!(
+        format!("{:?}", part.expect("asked for")),
+        format!("{:?}", Audit::compute(&sub, sub_settings))
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn matrix_subsets(
+        k in 2usize..7,
+        rows in prop::collection::vec((prop::collection::vec(prop_oneof![
+            (-3i32..3).prop_map(|z| z as f64),
+            (0u32..4).prop_map(|b| 0.3 + b as f64 * 1e-12),
+            -30.0f64..30.0,
+        ], 7), 0u32..7), 0..90),
+        logits in any::<bool>(),
+        f32_storage in any::<bool>(),
+        keep in prop::collection::vec(any::<bool>(), 1..9),
+        cuts in prop::collection::vec(0usize..8, 0..4),
+        settings in settings(),
+        sub_settings in settings(),
+        roc in any::<bool>(),
+    ) {
+        let labels: Vec<u32> = rows.iter().map(|r| r.1 % k as u32).collect();
+        let mut values: Vec<f64> = rows.iter().flat_map(|r| r.0[..k].to_vec()).collect();
+        if !logits {
+            for row in values.chunks_mut(k) {
+                let total: f64 = row.iter().map(|v| v.abs()).sum();
+                for v in row.iter_mut() {
+                    *v = if total > 0.0 { v.abs() / total } else { 1.0 / k as f64 };
+                }
+            }
+        }
+        let source = if logits { Source::Logits } else { Source::Probs };
+        let set = PredictionSet {
+            labels,
+            scores: Scores::Matrix { values: store(values, f32_storage), k, source },
+            k,
+        };
+        let sub_settings = AuditSettings { roc_curve: roc, ..sub_settings };
+        staged_subset_is_the_audits(&set, &keep, &cuts, &settings, &sub_settings)?;
+    }
+
+    #[test]
+    fn column_subsets(
+        rows in prop::collection::vec(((0u32..=20).prop_map(|a| a as f64 / 20.0), any::<bool>()), 0..90),
+        keep in prop::collection::vec(any::<bool>(), 1..9),
+        settings in settings(),
+    ) {
+        let set = PredictionSet {
+            labels: rows.iter().map(|r| r.1 as u32).collect(),
+            scores: Scores::Column {
+                values: Values::F64(rows.iter().map(|r| r.0).collect()),
+                source: Source::Probs,
+            },
+            k: 2,
+        };
+        staged_subset_is_the_audits(&set, &keep, &[], &settings, &settings)?;
+    }
 }

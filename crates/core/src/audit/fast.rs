@@ -53,7 +53,7 @@ pub(super) fn compute(set: &PredictionSet, settings: &AuditSettings) -> Option<A
     }
     Some(match &set.scores {
         Scores::Column { values, source } => binary_column(set, values, *source, settings),
-        Scores::Matrix { .. } => MatrixStage::new(set, settings).finish_alone(None).0,
+        Scores::Matrix { .. } => MatrixStage::new(set, settings).finish_alone(None).audit,
         Scores::TopLabel {
             predicted,
             confidence,

@@ -70,6 +70,7 @@ pub struct MatrixStage<'a> {
     state: Vec<(f64, f64)>,
     maxima: Option<Values>,
     plans: (BinPlan, BinPlan),
+    subset: Option<Subset<'a>>,
 }
 
 /// The class readings of one range of classes ([`MatrixStage::classes`]).
@@ -78,6 +79,40 @@ pub struct ClassChunk {
     reports: Vec<ClassReport>,
     roc_class1: Option<Vec<RocPoint>>,
     orders: Vec<bool>,
+    /// The subset's class readings of the same range.
+    subset: Option<(Vec<ClassReport>, Option<Vec<RocPoint>>)>,
+}
+
+/// What [`MatrixStage::finish`] gives.
+pub struct Finished {
+    /// The audit.
+    pub audit: Audit,
+    /// The order checks of the class readings (empty without a reference).
+    pub orders: Vec<bool>,
+    /// The audit of the subset, when the stage had one.
+    pub subset: Option<Audit>,
+}
+
+/// The audit of a subset of the rows made in the same passes as the whole set's
+/// ([`MatrixStage::with_subset`]): its sample-order sums over its rows in order,
+/// and per class the whole set's sorted walk with the other rows left out, which is
+/// the subset's own sorted order (its rows ascending, ties by index either way).
+struct Subset<'a> {
+    /// The subset as a set of its own (its rows copied): what the audit describes.
+    set: &'a PredictionSet,
+    settings: &'a AuditSettings,
+    /// Bit `i` set for the whole set's rows in the subset.
+    member: Vec<u64>,
+    sums: MatrixSums,
+    confidence: ReadingReport,
+    plans: (BinPlan, BinPlan),
+}
+
+impl Subset<'_> {
+    #[inline(always)]
+    fn has(&self, i: usize) -> bool {
+        self.member[i / 64] >> (i % 64) & 1 == 1
+    }
 }
 
 impl<'a> MatrixStage<'a> {
@@ -85,23 +120,48 @@ impl<'a> MatrixStage<'a> {
     /// fast path takes (at least one sample, fewer than `2^31`). Panics on other
     /// sets.
     pub(super) fn new(set: &'a PredictionSet, settings: &'a AuditSettings) -> Self {
+        Self::with_subset(set, settings, None)
+    }
+
+    /// [`MatrixStage::new`], and with `subset = (rows, its set, its settings)` the
+    /// audit of the subset of the rows `rows` (ascending; `its set` being
+    /// [`reading::subset`] of `set` and `rows`, not empty) in the same passes: its
+    /// result is `Audit::compute(its set, its settings)`, bit for bit. Panics when
+    /// the rows are not ascending or do not match the subset's size and `k`.
+    pub(super) fn with_subset(
+        set: &'a PredictionSet,
+        settings: &'a AuditSettings,
+        subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
+    ) -> Self {
         let Scores::Matrix { values, source, .. } = &set.scores else {
             panic!("MatrixStage takes matrix sets")
         };
         assert!(takes(set), "not a fast-path set");
+        if let Some((rows, sub, _)) = subset {
+            assert!(takes(sub) && sub.n() == rows.len() && sub.k == set.k);
+            assert!(rows.windows(2).all(|w| w[0] < w[1]) && rows.last() < Some(&set.n()));
+        }
         match source {
-            Source::Logits => crate::with_values!(values, |v| Self::logits(set, v, settings)),
-            _ => Self::probabilities(set, settings),
+            Source::Logits => {
+                crate::with_values!(values, |v| Self::logits(set, v, settings, subset))
+            }
+            _ => Self::probabilities(set, settings, subset),
         }
     }
 
-    fn logits<T: Real>(set: &'a PredictionSet, v: &[T], settings: &'a AuditSettings) -> Self {
+    fn logits<T: Real>(
+        set: &'a PredictionSet,
+        v: &[T],
+        settings: &'a AuditSettings,
+        subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
+    ) -> Self {
         let (n, k, labels) = (set.n(), set.k, &set.labels);
         let (class_plan, reliability_plan) = plans(n, settings);
         let mut sums = MatrixSums::new(k);
         let mut state: Vec<(f64, f64)> = Vec::with_capacity(n);
         let mut maxima: Vec<T> = Vec::with_capacity(n);
         let mut items = Vec::with_capacity(n);
+        let mut sub = SubsetRows::new(subset, k);
         for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
             let (max, sum) = reading::softmax_row(row);
             let stored_max = row
@@ -123,15 +183,20 @@ impl<'a> MatrixStage<'a> {
                 reading::top_of_logit_row(row, max, sum)
             };
             debug_assert_eq!(c, 1.0 / sum);
-            items.push(sums.add(i, r, c, y, (max + sum.ln()) - row[y as usize].to_f64()));
+            let nll = (max + sum.ln()) - row[y as usize].to_f64();
+            items.push(sums.add(i, r, c, y, nll));
+            sub.add(i, r, c, y, nll);
         }
+        let mut sorter = RadixSorter::new();
         let confidence = confidence_reading(
-            &mut RadixSorter::new(),
+            &mut sorter,
             &mut items,
             |i| 1.0 / state[i].1,
             &reliability_plan,
             settings,
         );
+        drop(items);
+        let subset = sub.finish(subset, &mut sorter, |i| 1.0 / state[i].1, n);
         MatrixStage {
             set,
             settings,
@@ -140,29 +205,39 @@ impl<'a> MatrixStage<'a> {
             state,
             maxima: Some(T::into_values(maxima)),
             plans: (class_plan, reliability_plan),
+            subset,
         }
     }
 
-    fn probabilities(set: &'a PredictionSet, settings: &'a AuditSettings) -> Self {
+    fn probabilities(
+        set: &'a PredictionSet,
+        settings: &'a AuditSettings,
+        subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
+    ) -> Self {
         let (n, k, labels) = (set.n(), set.k, &set.labels);
         let (class_plan, reliability_plan) = plans(n, settings);
         let view = ProbView::new(set).expect("a matrix has probabilities");
         let mut sums = MatrixSums::new(k);
         let mut confidence = Vec::with_capacity(n);
         let mut items = Vec::with_capacity(n);
+        let mut sub = SubsetRows::new(subset, k);
         for (i, &y) in labels.iter().enumerate() {
             let (r, c) = view.top(i);
             let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
             confidence.push(c);
             items.push(sums.add(i, r, c, y, -p.ln()));
+            sub.add(i, r, c, y, -p.ln());
         }
+        let mut sorter = RadixSorter::new();
         let confidence_report = confidence_reading(
-            &mut RadixSorter::new(),
+            &mut sorter,
             &mut items,
             |i| confidence[i],
             &reliability_plan,
             settings,
         );
+        drop(items);
+        let subset = sub.finish(subset, &mut sorter, |i| confidence[i], n);
         let state = confidence
             .iter()
             .map(|&c| (0.0, beyond::clip_confidence(c)))
@@ -175,6 +250,7 @@ impl<'a> MatrixStage<'a> {
             state,
             maxima: None,
             plans: (class_plan, reliability_plan),
+            subset,
         }
     }
 
@@ -216,17 +292,25 @@ impl<'a> MatrixStage<'a> {
             } else {
                 0
             }),
+            subset: self.subset.as_ref().map(|_| (Vec::new(), None)),
         };
-        let mut visit = |report, roc: Option<Vec<RocPoint>>, order: Option<bool>| {
-            chunk.roc_class1 = roc.or(chunk.roc_class1.take());
-            chunk.reports.push(report);
+        let mut visit = |reports: (ClassReport, Option<ClassReport>),
+                         roc: (Option<Vec<RocPoint>>, Option<Vec<RocPoint>>),
+                         order: Option<bool>| {
+            chunk.roc_class1 = roc.0.or(chunk.roc_class1.take());
+            chunk.reports.push(reports.0);
             chunk.orders.extend(order);
+            if let (Some((sub_reports, sub_roc)), Some(report)) = (&mut chunk.subset, reports.1) {
+                *sub_roc = roc.1.or(sub_roc.take());
+                sub_reports.push(report);
+            }
         };
         let reading = ClassRange {
             classes,
             plans: &self.plans,
             settings: self.settings,
             reference,
+            subset: self.subset.as_ref(),
         };
         match &self.maxima {
             Some(maxima) => crate::with_values!(values, |v| reading.run(
@@ -252,9 +336,10 @@ impl<'a> MatrixStage<'a> {
     /// The audit from the class readings of `chunks`, which must cover `0..k` in
     /// order, and the order checks they made (empty without a reference). Panics
     /// otherwise.
-    pub fn finish(self, chunks: Vec<ClassChunk>) -> (Audit, Vec<bool>) {
+    pub fn finish(self, chunks: Vec<ClassChunk>) -> Finished {
         let mut next = 0;
         let (mut classes, mut orders, mut roc_class1) = (Vec::new(), Vec::new(), None);
+        let (mut sub_classes, mut sub_roc) = (Vec::new(), None);
         for chunk in chunks {
             assert_eq!(
                 chunk.classes.start, next,
@@ -264,30 +349,114 @@ impl<'a> MatrixStage<'a> {
             classes.extend(chunk.reports);
             orders.extend(chunk.orders);
             roc_class1 = roc_class1.or(chunk.roc_class1);
+            if let Some((reports, roc)) = chunk.subset {
+                sub_classes.extend(reports);
+                sub_roc = sub_roc.or(roc);
+            }
         }
         assert_eq!(next, self.k(), "chunks cover every class");
-        let set = self.set;
-        let audit = assemble(
-            set,
-            Parts {
-                sums: self.sums.confidence,
-                confidence: self.confidence,
-                classes,
-                confusion: self.sums.confusion.finish(),
-                nll: Some(self.sums.nll.value() / set.n() as f64),
-                roc_class1,
-            },
-        );
-        (audit, orders)
+        let subset = self
+            .subset
+            .map(|sub| assembled(sub.set, sub.sums, sub.confidence, sub_classes, sub_roc));
+        Finished {
+            audit: assembled(self.set, self.sums, self.confidence, classes, roc_class1),
+            orders,
+            subset,
+        }
     }
 
     /// Every class read on this thread in the stage's own state (no copy), then
     /// [`MatrixStage::finish`].
-    pub(super) fn finish_alone(mut self, reference: Option<&ProbView<'_>>) -> (Audit, Vec<bool>) {
+    pub(super) fn finish_alone(mut self, reference: Option<&ProbView<'_>>) -> Finished {
         let mut state = std::mem::take(&mut self.state);
         let chunk = self.classes_with(&mut state, 0..self.k(), reference);
         drop(state);
         self.finish(vec![chunk])
+    }
+}
+
+/// The audit of a matrix set from its sums, confidence reading and class readings.
+fn assembled(
+    set: &PredictionSet,
+    sums: MatrixSums,
+    confidence: ReadingReport,
+    classes: Vec<ClassReport>,
+    roc_class1: Option<Vec<RocPoint>>,
+) -> Audit {
+    assemble(
+        set,
+        Parts {
+            sums: sums.confidence,
+            confidence,
+            classes,
+            confusion: sums.confusion.finish(),
+            nll: Some(sums.nll.value() / set.n() as f64),
+            roc_class1,
+        },
+    )
+}
+
+/// The subset's rows met during the pass over the whole set's rows.
+struct SubsetRows<'r> {
+    rows: &'r [usize],
+    next: usize,
+    sums: Option<MatrixSums>,
+    items: Vec<u64>,
+}
+
+impl<'r> SubsetRows<'r> {
+    fn new(subset: Option<(&'r [usize], &PredictionSet, &AuditSettings)>, k: usize) -> Self {
+        let rows = subset.map_or(&[][..], |s| s.0);
+        SubsetRows {
+            rows,
+            next: 0,
+            sums: subset.map(|_| MatrixSums::new(k)),
+            items: Vec::with_capacity(rows.len()),
+        }
+    }
+
+    /// Row `i` of the whole set (rows come in order): added when it is the
+    /// subset's next row, as the subset's row `next`.
+    #[inline(always)]
+    fn add(&mut self, i: usize, r: u32, c: f64, y: u32, nll_term: f64) {
+        if let (Some(sums), Some(&row)) = (&mut self.sums, self.rows.get(self.next)) {
+            if row == i {
+                self.items.push(sums.add(self.next, r, c, y, nll_term));
+                self.next += 1;
+            }
+        }
+    }
+
+    /// The subset's part of the stage: its confidence reading (`confidence(i)` of
+    /// the whole set's row `i`) and its rows as a bit set over the `n` rows.
+    fn finish<'a>(
+        mut self,
+        subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
+        sorter: &mut RadixSorter,
+        confidence: impl Fn(usize) -> f64,
+        n: usize,
+    ) -> Option<Subset<'a>> {
+        let (rows, set, settings) = subset?;
+        let plans = plans(rows.len(), settings);
+        let report = confidence_reading(
+            sorter,
+            &mut self.items,
+            |j| confidence(rows[j]),
+            &plans.1,
+            settings,
+        );
+        let mut member = vec![0u64; n.div_ceil(64)];
+        for &i in rows {
+            member[i / 64] |= 1 << (i % 64);
+        }
+        Some(Subset {
+            set,
+            settings,
+            member,
+            sums: self.sums.expect("a subset has sums"),
+            confidence: report,
+            plans,
+        })
     }
 }
 
@@ -297,9 +466,10 @@ struct ClassRange<'s, 'r> {
     plans: &'s (BinPlan, BinPlan),
     settings: &'s AuditSettings,
     reference: Option<&'r ProbView<'r>>,
+    subset: Option<&'s Subset<'s>>,
 }
 
-impl ClassRange<'_, '_> {
+impl<'s> ClassRange<'s, '_> {
     /// The class readings of the range, in class order: `visit(report, roc,
     /// order)`. Per sample `i`, `prob(i, state, z)` turns the sample's score `z` of
     /// a class into its probability (kept in the state's slot) and `fetch` returns
@@ -315,18 +485,25 @@ impl ClassRange<'_, '_> {
         state: &mut [(f64, f64)],
         prob: impl Fn(usize, &(f64, f64), f64) -> f64,
         fetch: impl Fn(&(f64, f64)) -> (f64, f64),
-        visit: &mut impl FnMut(ClassReport, Option<Vec<RocPoint>>, Option<bool>),
+        visit: &mut impl FnMut(
+            (ClassReport, Option<ClassReport>),
+            (Option<Vec<RocPoint>>, Option<Vec<RocPoint>>),
+            Option<bool>,
+        ),
     ) {
-        let (class_plan, reliability_plan) = self.plans;
         let n = labels.len();
         let k = v.len() / n;
-        let binary = k == 2;
+        let positive = |r: usize| k == 2 && r == 1;
+        let pass = |plans: &'s (BinPlan, BinPlan), settings: &AuditSettings, r: usize| {
+            let plan = if positive(r) { &plans.1 } else { &plans.0 };
+            ClassPass::new(plan, positive(r), positive(r) && settings.roc_curve)
+        };
         let mut sorter = RadixSorter::new();
         let mut items = Vec::with_capacity(n);
         let mut buffer = Vec::with_capacity(CHUNK);
         for r in self.classes.clone() {
             items.clear();
-            let mut brier = Sum::new();
+            let (mut brier, mut sub_brier) = (Sum::new(), Sum::new());
             for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
                 reading::prefetch(v, (i + reading::PREFETCH_ROWS) * k + r);
                 // p = softmax(z)_r as ProbView::class_column, or the probability
@@ -334,15 +511,13 @@ impl ClassRange<'_, '_> {
                 s.0 = u;
                 let o = y as usize == r;
                 brier.add(sq(u, o));
+                if self.subset.is_some_and(|sub| sub.has(i)) {
+                    sub_brier.add(sq(u, o));
+                }
                 items.push(radix::item(radix::order_key(u), payload(i, o)));
             }
-            let positive = binary && r == 1;
-            let plan = if positive {
-                reliability_plan
-            } else {
-                class_plan
-            };
-            let mut pass = ClassPass::new(plan, positive, positive && self.settings.roc_curve);
+            let mut whole = pass(self.plans, self.settings, r);
+            let mut part = self.subset.map(|sub| pass(&sub.plans, sub.settings, r));
             let mut walk = OrderWalk::default();
             visit_sorted(
                 &mut sorter,
@@ -350,15 +525,32 @@ impl ClassRange<'_, '_> {
                 &mut buffer,
                 |i| fetch(&state[i]),
                 |p, u, w| {
-                    pass.push(u, outcome_of(p), w);
+                    whole.push(u, outcome_of(p), w);
+                    let i = p & INDEX;
+                    if let (Some(part), Some(sub)) = (&mut part, self.subset) {
+                        if sub.has(i as usize) {
+                            part.push(u, outcome_of(p), w);
+                        }
+                    }
                     if let Some(reference) = self.reference {
-                        let i = p & INDEX;
                         walk.push(i, || reference.prob(i as usize, r));
                     }
                 },
             );
-            let (report, roc) = pass.finish(Some(brier.value() / n as f64), self.settings);
-            visit(report, roc, self.reference.map(|_| walk.identical()));
+            let (report, roc) = whole.finish(Some(brier.value() / n as f64), self.settings);
+            let (sub_report, sub_roc) = match (part, self.subset) {
+                (Some(part), Some(sub)) => {
+                    let n_sub = sub.set.n() as f64;
+                    let (report, roc) = part.finish(Some(sub_brier.value() / n_sub), sub.settings);
+                    (Some(report), roc)
+                }
+                _ => (None, None),
+            };
+            visit(
+                (report, sub_report),
+                (roc, sub_roc),
+                self.reference.map(|_| walk.identical()),
+            );
         }
     }
 }
@@ -374,5 +566,6 @@ pub(super) fn compute_with_orders(
     if !takes(set) || !matches!(set.scores, Scores::Matrix { .. }) {
         return None;
     }
-    Some(MatrixStage::new(set, settings).finish_alone(Some(reference)))
+    let done = MatrixStage::new(set, settings).finish_alone(Some(reference));
+    Some((done.audit, done.orders))
 }
