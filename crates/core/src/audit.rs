@@ -152,7 +152,10 @@ impl Audit {
         settings: &'a AuditSettings,
         subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
     ) -> Staged<'a> {
-        let both = fast::takes(set) && subset.is_none_or(|(_, sub, _)| fast::takes(sub));
+        // (wasm32 has no fused subsets: see `matrix::Subset`)
+        let both = fast::takes(set)
+            && subset
+                .is_none_or(|(_, sub, _)| fast::takes(sub) && cfg!(not(target_arch = "wasm32")));
         if matches!(set.scores, Scores::Matrix { .. }) && both {
             Staged::Matrix(MatrixStage::with_subset(set, settings, subset))
         } else {

@@ -106,6 +106,11 @@ struct Subset<'a> {
     sums: MatrixSums,
     confidence: ReadingReport,
     plans: (BinPlan, BinPlan),
+    /// No subset on wasm32 (the web worker never asks for one, and
+    /// [`Audit::staged_with_subset`] audits one apart there): the type is empty, so
+    /// its code leaves the worker's bundle.
+    #[cfg(target_arch = "wasm32")]
+    _none: std::convert::Infallible,
 }
 
 impl Subset<'_> {
@@ -449,6 +454,12 @@ impl<'r> SubsetRows<'r> {
         for &i in rows {
             member[i / 64] |= 1 << (i % 64);
         }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = (set, member, report, plans);
+            unreachable!("no subsets on wasm32")
+        }
+        #[cfg(not(target_arch = "wasm32"))]
         Some(Subset {
             set,
             settings,
