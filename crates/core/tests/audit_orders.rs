@@ -87,41 +87,78 @@ fn settings() -> impl Strategy<Value = AuditSettings> {
     )
 }
 
+/// A matrix set's parts: `k`, labels, scores (logits, or rows of probabilities with
+/// the same ties, renormalised), their source and whether they are stored as `f32`.
+#[derive(Clone, Debug)]
+struct Matrix {
+    k: usize,
+    labels: Vec<u32>,
+    values: Vec<f64>,
+    source: Source,
+    f32_storage: bool,
+}
+
+impl Matrix {
+    fn set(&self, values: Vec<f64>) -> PredictionSet {
+        PredictionSet {
+            labels: self.labels.clone(),
+            scores: Scores::Matrix {
+                values: store(values, self.f32_storage),
+                k: self.k,
+                source: self.source,
+            },
+            k: self.k,
+        }
+    }
+}
+
+fn matrix() -> impl Strategy<Value = Matrix> {
+    let entry = prop_oneof![
+        (-3i32..3).prop_map(|z| z as f64),
+        (0u32..4).prop_map(|b| 0.3 + b as f64 * 1e-12),
+        -30.0f64..30.0,
+    ];
+    (
+        2usize..7,
+        prop::collection::vec((prop::collection::vec(entry, 7), 0u32..7), 0..90),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(k, rows, logits, f32_storage)| {
+            let mut values: Vec<f64> = rows.iter().flat_map(|r| r.0[..k].to_vec()).collect();
+            if !logits {
+                for row in values.chunks_mut(k) {
+                    let total: f64 = row.iter().map(|v| v.abs()).sum();
+                    for v in row.iter_mut() {
+                        *v = if total > 0.0 {
+                            v.abs() / total
+                        } else {
+                            1.0 / k as f64
+                        };
+                    }
+                }
+            }
+            Matrix {
+                k,
+                labels: rows.iter().map(|r| r.1 % k as u32).collect(),
+                values,
+                source: if logits {
+                    Source::Logits
+                } else {
+                    Source::Probs
+                },
+                f32_storage,
+            }
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn matrix_orders(
-        k in 2usize..7,
-        rows in prop::collection::vec((prop::collection::vec(prop_oneof![
-            (-3i32..3).prop_map(|z| z as f64),
-            (0u32..4).prop_map(|b| 0.3 + b as f64 * 1e-12),
-            -30.0f64..30.0,
-        ], 7), 0u32..7), 0..90),
-        logits in any::<bool>(),
-        f32_storage in any::<bool>(),
-        change in change(),
-        settings in settings(),
-    ) {
-        let labels: Vec<u32> = rows.iter().map(|r| r.1 % k as u32).collect();
-        let mut values: Vec<f64> = rows.iter().flat_map(|r| r.0[..k].to_vec()).collect();
-        let source = if logits { Source::Logits } else { Source::Probs };
-        if !logits {
-            // rows of probabilities (the same ties, renormalised)
-            for row in values.chunks_mut(k) {
-                let total: f64 = row.iter().map(|v| v.abs()).sum();
-                for v in row.iter_mut() {
-                    *v = if total > 0.0 { v.abs() / total } else { 1.0 / k as f64 };
-                }
-            }
-        }
-        let after_values = apply(&values, change, !logits);
-        let set = |v: Vec<f64>| PredictionSet {
-            labels: labels.clone(),
-            scores: Scores::Matrix { values: store(v, f32_storage), k, source },
-            k,
-        };
-        check(&set(values), &set(after_values), &settings)?;
+    fn matrix_orders(m in matrix(), change in change(), settings in settings()) {
+        let after = apply(&m.values, change, m.source == Source::Probs);
+        check(&m.set(m.values.clone()), &m.set(after), &settings)?;
     }
 
     #[test]
@@ -272,36 +309,14 @@ proptest! {
 
     #[test]
     fn matrix_subsets(
-        k in 2usize..7,
-        rows in prop::collection::vec((prop::collection::vec(prop_oneof![
-            (-3i32..3).prop_map(|z| z as f64),
-            (0u32..4).prop_map(|b| 0.3 + b as f64 * 1e-12),
-            -30.0f64..30.0,
-        ], 7), 0u32..7), 0..90),
-        logits in any::<bool>(),
-        f32_storage in any::<bool>(),
+        m in matrix(),
         keep in prop::collection::vec(any::<bool>(), 1..9),
         cuts in prop::collection::vec(0usize..8, 0..4),
         settings in settings(),
         sub_settings in settings(),
         roc in any::<bool>(),
     ) {
-        let labels: Vec<u32> = rows.iter().map(|r| r.1 % k as u32).collect();
-        let mut values: Vec<f64> = rows.iter().flat_map(|r| r.0[..k].to_vec()).collect();
-        if !logits {
-            for row in values.chunks_mut(k) {
-                let total: f64 = row.iter().map(|v| v.abs()).sum();
-                for v in row.iter_mut() {
-                    *v = if total > 0.0 { v.abs() / total } else { 1.0 / k as f64 };
-                }
-            }
-        }
-        let source = if logits { Source::Logits } else { Source::Probs };
-        let set = PredictionSet {
-            labels,
-            scores: Scores::Matrix { values: store(values, f32_storage), k, source },
-            k,
-        };
+        let set = m.set(m.values.clone());
         let sub_settings = AuditSettings { roc_curve: roc, ..sub_settings };
         staged_subset_is_the_audits(&set, &keep, &cuts, &settings, &sub_settings)?;
     }
