@@ -347,7 +347,7 @@ pub(crate) fn audit_and_recalibration(
         // order against the "before" scores: no sort of its own for the checks
         Task::new(&[FIT, BEFORE_VIEW], || {
             let _ = after_ledger.set(got(&fitted).after().map(|after| match got(&before_view) {
-                Some(view) => Audit::compute_with_orders(after, &ledger_settings(), view),
+                Some(view) => Audit::compute_with_orders(after, &ledger, view),
                 None => (ledger_audit(after), Vec::new()),
             }));
         }),

@@ -285,13 +285,8 @@ mod tests {
     #[test]
     fn a_split_audit_is_the_audit() {
         use calibscope_core::{Scores, Source, Values};
-        let mut state = 5u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = calibscope_core::split::SplitMix64::new(5);
+        let mut next = move || rng.next_f64();
         let settings = AuditSettings {
             m_values: vec![3, 15],
             ..AuditSettings::default()

@@ -153,10 +153,9 @@ impl Audit {
         subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
     ) -> Staged<'a> {
         // (wasm32 has no fused subsets: see `matrix::Subset`)
-        let both = fast::takes(set)
-            && subset
-                .is_none_or(|(_, sub, _)| fast::takes(sub) && cfg!(not(target_arch = "wasm32")));
-        if matches!(set.scores, Scores::Matrix { .. }) && both {
+        let fused = subset
+            .is_none_or(|(_, sub, _)| matrix::stages(sub) && cfg!(not(target_arch = "wasm32")));
+        if matrix::stages(set) && fused {
             Staged::Matrix(MatrixStage::with_subset(set, settings, subset))
         } else {
             Staged::Done(

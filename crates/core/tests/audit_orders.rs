@@ -217,13 +217,8 @@ fn top_label_sets_have_no_classes() {
 #[test]
 fn a_kept_order_is_seen_across_chunks() {
     let (n, k) = (5000, 4);
-    let mut state = 11u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = calibscope_core::split::SplitMix64::new(11);
+    let mut next = move || rng.next_f64();
     let labels: Vec<u32> = (0..n).map(|_| (next() * k as f64) as u32).collect();
     let before: Vec<f64> = (0..n * k).map(|_| next()).collect();
     let mut after = before.clone();

@@ -22,6 +22,11 @@ use crate::recal::checks::OrderWalk;
 use crate::sum::Sum;
 use std::ops::Range;
 
+/// Whether [`MatrixStage`] takes `set`: a matrix set the fast path takes.
+pub(super) fn stages(set: &PredictionSet) -> bool {
+    takes(set) && matches!(set.scores, Scores::Matrix { .. })
+}
+
 /// The sample-order sums of a matrix set.
 struct MatrixSums {
     confidence: ConfidenceSums,
@@ -60,7 +65,7 @@ impl MatrixSums {
 /// clipped confidence; for logits also the row's max in the storage precision (a
 /// max of stored scalars is one of them). `f32` logits: 20 bytes a sample, 36 with
 /// the sort items and their scratch while one range of classes is read in place
-/// ([`MatrixStage::finish_alone`]); each [`MatrixStage::classes`] call copies the
+/// (as [`Audit::compute`] does); each [`MatrixStage::classes`] call copies the
 /// 16-byte state for its own range.
 pub struct MatrixStage<'a> {
     set: &'a PredictionSet,
@@ -138,12 +143,12 @@ impl<'a> MatrixStage<'a> {
         settings: &'a AuditSettings,
         subset: Option<(&[usize], &'a PredictionSet, &'a AuditSettings)>,
     ) -> Self {
+        assert!(stages(set), "not a matrix set the fast path takes");
         let Scores::Matrix { values, source, .. } = &set.scores else {
-            panic!("MatrixStage takes matrix sets")
+            unreachable!("a matrix set")
         };
-        assert!(takes(set), "not a fast-path set");
         if let Some((rows, sub, _)) = subset {
-            assert!(takes(sub) && sub.n() == rows.len() && sub.k == set.k);
+            assert!(stages(sub) && sub.n() == rows.len() && sub.k == set.k);
             assert!(rows.windows(2).all(|w| w[0] < w[1]) && rows.last() < Some(&set.n()));
         }
         match source {
@@ -574,7 +579,7 @@ pub(super) fn compute_with_orders(
     settings: &AuditSettings,
     reference: &ProbView<'_>,
 ) -> Option<(Audit, Vec<bool>)> {
-    if !takes(set) || !matches!(set.scores, Scores::Matrix { .. }) {
+    if !stages(set) {
         return None;
     }
     let done = MatrixStage::new(set, settings).finish_alone(Some(reference));

@@ -15,9 +15,8 @@ use crate::data::{Kind, PredictionSet, Real, Scores, Source, Values};
 use crate::split::Split;
 
 pub use super::staged::{
-    temperature_checks, temperature_finish, temperature_fit, temperature_order_checks,
-    temperature_start, temperature_top_label_checks, PendingInvariants, TemperatureFitted,
-    TemperatureStart,
+    temperature_checks, temperature_finish, temperature_fit, temperature_start,
+    temperature_top_label_checks, PendingInvariants, TemperatureFitted, TemperatureStart,
 };
 
 /// The scores the fits work on: the binary score `s` (a logit) per sample, or the

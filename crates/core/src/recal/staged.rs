@@ -2,8 +2,9 @@
 //! fit and the scaled evaluation rows, the invariance checks, and the assembled
 //! [`Recalibration`]. [`super::apply::recalibrate_temperature_clocked`] runs them one
 //! after the other; the CLI runs independent work beside each (the audit of the whole
-//! set and the "before" ledger while τ is fitted, the "after" ledger beside the
-//! checks), and completes the checks with the AUCs its ledgers computed.
+//! set, which makes the "before" ledger in its passes, while τ is fitted; the "after"
+//! ledger, whose sorted walks check each class's order, beside the top labels'
+//! checks), and completes the checks with the orders and AUCs its ledgers computed.
 
 use super::apply::{
     FitScores, Recalibration, ScoresView, TemperatureInvariants, TemperatureOutcome, Undefined,
@@ -117,25 +118,9 @@ fn defined<'a>(
     Some((after, score_checks(scores, &start.split, fit, before)))
 }
 
-/// [`temperature_checks`] without the per-class AUCs of the probabilities (the
-/// costly part on many classes: a second sort of each column): for a caller that
-/// audits the sets before and after anyway and completes the checks with their AUCs
-/// ([`PendingInvariants::with_aucs`]).
-pub fn temperature_order_checks(
-    set: &PredictionSet,
-    start: &TemperatureStart,
-    before: &PredictionSet,
-    fitted: &TemperatureFitted,
-) -> Option<PendingInvariants> {
-    let (after, scores) = defined(set, start, before, fitted)?;
-    Some(PendingInvariants {
-        order: super::checks::order_checks(before, after),
-        scores,
-    })
-}
-
-/// [`temperature_order_checks`] without the per-class orders either: the checks of
-/// the top labels and the scores, `before` being a view of
+/// [`temperature_checks`] without the per-class AUCs and orders of the
+/// probabilities (the costly part on many classes: sorts of each column): the checks
+/// of the top labels and the scores, `before` being a view of
 /// [`TemperatureStart::before`]. For a caller whose audit of the "after" set checks
 /// each class's order in its sorted walks
 /// ([`crate::audit::Audit::compute_with_orders`] with `before` as the reference),
@@ -155,8 +140,8 @@ pub fn temperature_top_label_checks(
     })
 }
 
-/// Temperature's invariance checks awaiting the AUCs of each class (see
-/// [`temperature_order_checks`]).
+/// Temperature's invariance checks awaiting the order and the AUCs of each class
+/// (see [`temperature_top_label_checks`]).
 #[derive(Clone, Debug)]
 pub struct PendingInvariants {
     order: super::checks::OrderChecks,
