@@ -222,6 +222,21 @@ pub(crate) fn prefetch<T>(v: &[T], at: usize) {
     let _ = (v, at);
 }
 
+/// [`prefetch`] for a line read once and not again soon (a column read down a
+/// large matrix): non-temporal, so it does not push the data the pass reuses out
+/// of the outer caches.
+#[inline(always)]
+pub(crate) fn prefetch_once<T>(v: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(at) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_NTA};
+        // SAFETY: as in `prefetch`.
+        unsafe { _mm_prefetch::<_MM_HINT_NTA>(x as *const T as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, at);
+}
+
 fn softmax_rows<T: crate::data::Real>(values: &[T], k: usize) -> Vec<(f64, f64)> {
     values.chunks_exact(k).map(softmax_row).collect()
 }

@@ -14,7 +14,7 @@ use super::{Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
 use crate::auc::RocPoint;
 use crate::beyond::{self, ConfusionAccumulator};
 use crate::binning::BinPlan;
-use crate::data::{PredictionSet, Real, Scores, Source, Values};
+use crate::data::{PredictionSet, Real, Scores, Source};
 use crate::math::exp;
 use crate::radix::{self, RadixSorter};
 use crate::reading::{self, ProbView};
@@ -62,8 +62,8 @@ impl MatrixSums {
 /// logits, the row's `Σ exp(z - max)` (the top-label confidence is
 /// `exp(max - max) / sum = 1 / sum`: the top class holds the max logit, and for
 /// `k = 2` the prediction `p1 >= 0.5` picks it too) or, for probabilities, the
-/// clipped confidence; for logits also the row's max in the storage precision (a
-/// max of stored scalars is one of them). `f32` logits: 20 bytes a sample, 36 with
+/// clipped confidence; for logits also the row's max (a stored scalar, widened to
+/// `f64` so the class passes read it without a branch). 24 bytes a sample, 40 with
 /// the sort items and their scratch while one range of classes is read in place
 /// (as [`Audit::compute`] does); each [`MatrixStage::classes`] call copies the
 /// 16-byte state for its own range.
@@ -73,7 +73,7 @@ pub struct MatrixStage<'a> {
     sums: MatrixSums,
     confidence: ReadingReport,
     state: Vec<(f64, f64)>,
-    maxima: Option<Values>,
+    maxima: Option<Vec<f64>>,
     plans: (BinPlan, BinPlan),
     subset: Option<Subset<'a>>,
 }
@@ -169,7 +169,7 @@ impl<'a> MatrixStage<'a> {
         let (class_plan, reliability_plan) = plans(n, settings);
         let mut sums = MatrixSums::new(k);
         let mut state: Vec<(f64, f64)> = Vec::with_capacity(n);
-        let mut maxima: Vec<T> = Vec::with_capacity(n);
+        let mut maxima: Vec<f64> = Vec::with_capacity(n);
         let mut items = Vec::with_capacity(n);
         let mut sub = SubsetRows::new(subset, k);
         for (i, (row, &y)) in v.chunks_exact(k).zip(labels).enumerate() {
@@ -180,7 +180,7 @@ impl<'a> MatrixStage<'a> {
                 .fold(row[0], |a, b| if b > a { b } else { a });
             debug_assert_eq!(stored_max.to_f64(), max);
             state.push((0.0, sum));
-            maxima.push(stored_max);
+            maxima.push(stored_max.to_f64());
             // as ProbView::top and ProbView::log_sum_exp
             let (r, c) = if k == 2 {
                 let p1 = exp(row[1].to_f64() - max) / sum;
@@ -213,7 +213,7 @@ impl<'a> MatrixStage<'a> {
             sums,
             confidence,
             state,
-            maxima: Some(T::into_values(maxima)),
+            maxima: Some(maxima),
             plans: (class_plan, reliability_plan),
             subset,
         }
@@ -327,7 +327,7 @@ impl<'a> MatrixStage<'a> {
                 v,
                 &self.set.labels,
                 state,
-                |i, s, z| exp(z - maxima.get(i)) / s.1,
+                Some(maxima),
                 |s| (s.0, beyond::clip_confidence(1.0 / s.1)),
                 &mut visit,
             )),
@@ -335,7 +335,7 @@ impl<'a> MatrixStage<'a> {
                 v,
                 &self.set.labels,
                 state,
-                |_, _, p| p,
+                None,
                 |&s| s,
                 &mut visit,
             )),
@@ -476,6 +476,10 @@ impl<'r> SubsetRows<'r> {
     }
 }
 
+/// Rows per block of a class's pass over the rows: the block's probabilities are
+/// computed in a loop of their own, then stored, summed and pushed.
+const ROW_BLOCK: usize = 64;
+
 /// What a range of class readings needs besides the scores and the state.
 struct ClassRange<'s, 'r> {
     classes: Range<usize>,
@@ -499,7 +503,7 @@ impl<'s> ClassRange<'s, '_> {
         v: &[T],
         labels: &[u32],
         state: &mut [(f64, f64)],
-        prob: impl Fn(usize, &(f64, f64), f64) -> f64,
+        maxima: Option<&[f64]>,
         fetch: impl Fn(&(f64, f64)) -> (f64, f64),
         visit: &mut impl FnMut(
             (ClassReport, Option<ClassReport>),
@@ -517,20 +521,44 @@ impl<'s> ClassRange<'s, '_> {
         let mut sorter = RadixSorter::new();
         let mut items = Vec::with_capacity(n);
         let mut buffer = Vec::with_capacity(CHUNK);
+        let mut block = [0.0; ROW_BLOCK];
         for r in self.classes.clone() {
             items.clear();
             let (mut brier, mut sub_brier) = (Sum::new(), Sum::new());
-            for (i, (s, &y)) in state.iter_mut().zip(labels).enumerate() {
-                reading::prefetch(v, (i + reading::PREFETCH_ROWS) * k + r);
-                // p = softmax(z)_r as ProbView::class_column, or the probability
-                let u = prob(i, s, v[i * k + r].to_f64());
-                s.0 = u;
-                let o = y as usize == r;
-                brier.add(sq(u, o));
-                if self.subset.is_some_and(|sub| sub.has(i)) {
-                    sub_brier.add(sq(u, o));
+            for start in (0..n).step_by(ROW_BLOCK) {
+                let end = (start + ROW_BLOCK).min(n);
+                let block = &mut block[..end - start];
+                match maxima {
+                    // p = softmax(z)_r as ProbView::class_column: a loop of its own
+                    // (no branch, so the exponentials of several rows overlap)
+                    Some(maxima) => {
+                        let scores = v[start * k..end * k].chunks_exact(k);
+                        let rows = scores.zip(&state[start..end]).zip(&maxima[start..end]);
+                        for (p, ((z, s), &max)) in block.iter_mut().zip(rows) {
+                            *p = exp(z[r].to_f64() - max) / s.1;
+                        }
+                    }
+                    None => {
+                        let scores = v[start * k..end * k].chunks_exact(k);
+                        for (p, z) in block.iter_mut().zip(scores) {
+                            *p = z[r].to_f64();
+                        }
+                    }
                 }
-                items.push(radix::item(radix::order_key(u), payload(i, o)));
+                let rows = (start..end)
+                    .zip(&mut state[start..end])
+                    .zip(&labels[start..end]);
+                for (&u, ((i, s), &y)) in block.iter().zip(rows) {
+                    // the next block's scores, while this one is stored
+                    reading::prefetch_once(v, (i + ROW_BLOCK) * k + r);
+                    s.0 = u;
+                    let o = y as usize == r;
+                    brier.add(sq(u, o));
+                    if self.subset.is_some_and(|sub| sub.has(i)) {
+                        sub_brier.add(sq(u, o));
+                    }
+                    items.push(radix::item(radix::order_key(u), payload(i, o)));
+                }
             }
             let mut whole = pass(self.plans, self.settings, r);
             let mut part = self.subset.map(|sub| pass(&sub.plans, sub.settings, r));
