@@ -211,15 +211,7 @@ pub(crate) const PREFETCH_ROWS: usize = 16;
 /// architectures).
 #[inline(always)]
 pub(crate) fn prefetch<T>(v: &[T], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = v.get(at) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: prefetching has no effect on memory or on program state (and the
-        // address is inside `v` anyway); SSE is part of the x86-64 baseline.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, at);
+    prefetch_line::<false, T>(v, at)
 }
 
 /// [`prefetch`] for a line read once and not again soon (a column read down a
@@ -227,11 +219,24 @@ pub(crate) fn prefetch<T>(v: &[T], at: usize) {
 /// of the outer caches.
 #[inline(always)]
 pub(crate) fn prefetch_once<T>(v: &[T], at: usize) {
+    prefetch_line::<true, T>(v, at)
+}
+
+#[inline(always)]
+fn prefetch_line<const ONCE: bool, T>(v: &[T], at: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(x) = v.get(at) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_NTA};
-        // SAFETY: as in `prefetch`.
-        unsafe { _mm_prefetch::<_MM_HINT_NTA>(x as *const T as *const i8) }
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_NTA, _MM_HINT_T0};
+        let line = x as *const T as *const i8;
+        // SAFETY: prefetching has no effect on memory or on program state (and the
+        // address is inside `v` anyway); SSE is part of the x86-64 baseline.
+        unsafe {
+            if ONCE {
+                _mm_prefetch::<_MM_HINT_NTA>(line)
+            } else {
+                _mm_prefetch::<_MM_HINT_T0>(line)
+            }
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, at);
