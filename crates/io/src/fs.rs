@@ -82,7 +82,7 @@ pub fn read_path(path: &Path, options: &Options) -> Result<Dataset, ParseErrors>
 /// Reads several files as one dataset. `NAME.labels.npy` + `NAME.probs.npy` (or
 /// `NAME.logits.npy`) given together form one prediction set called `NAME`; every
 /// other file is read on its own. More than one resulting set becomes a multi-model
-/// dataset on the same samples ([`combine`]); their labels must agree row by row.
+/// dataset on the same samples ([`crate::combine`]); their labels must agree row by row.
 pub fn open_paths(paths: &[PathBuf], options: &Options) -> Result<Dataset, ParseErrors> {
     let files = paths
         .iter()

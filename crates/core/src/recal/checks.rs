@@ -248,7 +248,7 @@ fn order_and_auc_with(
 /// and AUCs undefined.
 ///
 /// One softmax per set (the views serve the top labels and the columns), the class
-/// columns extracted [`CLASS_BLOCK`] classes per pass over the rows, and one sort
+/// columns extracted `CLASS_BLOCK` classes per pass over the rows, and one sort
 /// per class when its order is kept ([`order_and_auc`]).
 pub fn prob_checks(before: &PredictionSet, after: &PredictionSet) -> ProbChecks {
     let (order, aucs) = compare(before, after, true);
