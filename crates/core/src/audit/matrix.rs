@@ -491,8 +491,9 @@ struct ClassRange<'s, 'r> {
 
 impl<'s> ClassRange<'s, '_> {
     /// The class readings of the range, in class order: `visit(report, roc,
-    /// order)`. Per sample `i`, `prob(i, state, z)` turns the sample's score `z` of
-    /// a class into its probability (kept in the state's slot) and `fetch` returns
+    /// order)`. Per sample `i`, the score `z` of class `r` becomes its probability
+    /// (kept in the state's slot): `exp(z - maxima[i]) / state[i].1` for logits (the
+    /// row maxima given), `z` itself for probabilities (`None`); `fetch` returns
     /// `(probability, weight)` from the state for the pass in sorted order (one
     /// cache miss per sample). With a reference view of the same rows, `order` is
     /// whether the class's sorted order is also the order of the reference's
@@ -528,18 +529,17 @@ impl<'s> ClassRange<'s, '_> {
             for start in (0..n).step_by(ROW_BLOCK) {
                 let end = (start + ROW_BLOCK).min(n);
                 let block = &mut block[..end - start];
+                let scores = v[start * k..end * k].chunks_exact(k);
                 match maxima {
                     // p = softmax(z)_r as ProbView::class_column: a loop of its own
                     // (no branch, so the exponentials of several rows overlap)
                     Some(maxima) => {
-                        let scores = v[start * k..end * k].chunks_exact(k);
                         let rows = scores.zip(&state[start..end]).zip(&maxima[start..end]);
                         for (p, ((z, s), &max)) in block.iter_mut().zip(rows) {
                             *p = exp(z[r].to_f64() - max) / s.1;
                         }
                     }
                     None => {
-                        let scores = v[start * k..end * k].chunks_exact(k);
                         for (p, z) in block.iter_mut().zip(scores) {
                             *p = z[r].to_f64();
                         }
