@@ -7,6 +7,7 @@ use calibscope_audit::{audit_json, binned_metrics_json, default_m_values, AuditO
 use calibscope_core::binning::{self, Binning, SortedReading};
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::reliability::{reliability_table_cached, IntervalCache, DEFAULT_ALPHA};
+use calibscope_core::width::GriddedReading;
 use calibscope_core::{Kind, PredictionSet};
 use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
@@ -152,14 +153,15 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
 
 /// One reading sorted once, with its Brier score.
 struct Indexed {
-    sorted: SortedReading,
+    /// Sorted, with the grid that finds a slider step's equal-width bins in O(m).
+    sorted: GriddedReading,
     brier: Option<f64>,
 }
 
 impl Indexed {
     fn new(pairs: &reading::Pairs) -> Self {
         Indexed {
-            sorted: SortedReading::new(pairs),
+            sorted: GriddedReading::new(SortedReading::new(pairs)),
             brier: binning::brier(pairs),
         }
     }

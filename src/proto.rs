@@ -24,6 +24,16 @@ use serde_json::Value;
 /// because nothing can be allocated to serialise one at that moment.
 pub const OUT_OF_MEMORY: &str = r#"{"panic":{"message":"out of memory: the worker could not allocate more memory (a browser tab has about 4 GB for it), so this data set is too large for the page. Lower the limits under “Limits” to have such files refused up front, or audit the file with the calibscope command-line tool."}}"#;
 
+/// The start of the name of the `BroadcastChannel` a worker answers on (the page
+/// gives each worker its own name, `WorkerOptions.name`). Chromium holds messages
+/// posted to the page (a worker's `postMessage`, `MessagePort`s) after a key press or
+/// a click until the frame that follows it is drawn (its `DeferRendererTasksAfterInput`
+/// scheduling), so an answer that was ready within ~2 ms reached the page ~12–15 ms
+/// later and showed a frame later still; a `BroadcastChannel`'s messages are not held
+/// (measured on Chromium 156, BENCHMARKS.md, issue 9, session 9). Answers on it keep
+/// their order; the page listens on both, and a worker without the channel posts.
+pub const ANSWER_CHANNEL_PREFIX: &str = "calibscope-answers-";
+
 /// Version of this protocol; bumped on any incompatible change.
 pub const PROTOCOL: u32 = 3;
 

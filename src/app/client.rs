@@ -8,17 +8,21 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use calibscope_app::labs::{LabAnswer, LabRequest};
-use calibscope_app::proto::{FromWorker, MappingOverride, ToWorker, PROTOCOL};
+use calibscope_app::proto::{
+    FromWorker, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, PROTOCOL,
+};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{BroadcastChannel, File, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use super::store::{Computed, ErrorView, ProgressView, Status, Store};
 
 struct Client {
     worker: Option<Worker>,
+    /// The channel the worker answers on (see [`ANSWER_CHANNEL_PREFIX`]).
+    answers: Option<BroadcastChannel>,
     next_id: u64,
     /// Latest compute generation sent; answers of older ones are dropped.
     latest_gen: u64,
@@ -56,6 +60,7 @@ type LabHandler = Rc<dyn Fn(LabEvent)>;
 thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client {
         worker: None,
+        answers: None,
         next_id: 1,
         latest_gen: 0,
         pending: HashSet::new(),
@@ -87,6 +92,13 @@ fn spawn_worker() {
     st.status.set(Status::Starting);
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
+    // a name of this worker's own: no other tab or worker answers on its channel
+    let name = format!(
+        "{ANSWER_CHANNEL_PREFIX}{:x}-{:x}",
+        js_sys::Date::now() as u64,
+        (js_sys::Math::random() * 2f64.powi(52)) as u64
+    );
+    opts.set_name(&name);
     let worker = match Worker::new_with_options("./worker_loader.js", &opts) {
         Ok(w) => w,
         Err(e) => {
@@ -105,6 +117,11 @@ fn spawn_worker() {
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // answers come on the channel when the worker could open it, else as messages
+    let answers = BroadcastChannel::new(&name).ok();
+    if let Some(a) = &answers {
+        a.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    }
     on_message.forget();
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
         ev.prevent_default();
@@ -122,6 +139,9 @@ fn spawn_worker() {
     CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         c.worker = Some(worker);
+        if let Some(old) = std::mem::replace(&mut c.answers, answers) {
+            old.close();
+        }
         c.ready = false;
         c.pending.clear();
         c.opening = None;

@@ -69,14 +69,18 @@ mod worker {
     use std::collections::HashSet;
 
     use calibscope_app::engine::{self, record, Session};
-    use calibscope_app::proto::{codes, FromWorker, Limits, MappingOverride, ToWorker, PROTOCOL};
+    use calibscope_app::proto::{
+        codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, PROTOCOL,
+    };
     use calibscope_io::{Options, ParseErrors, Parsed, Parser};
     use calibscope_share::{FileRef, Sha256Hasher};
     use js_sys::{Array, Promise, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
-    use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+    use web_sys::{
+        BroadcastChannel, DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent,
+    };
 
     /// Largest slice read at once (8 MiB: with 32 MiB slices the `ArrayBuffer`s
     /// waiting for the garbage collector added ~0.25 × the data to the tab's peak
@@ -102,15 +106,34 @@ mod worker {
         js_sys::global().unchecked_into()
     }
 
+    thread_local! {
+        /// The channel answers go out on ([`ANSWER_CHANNEL_PREFIX`]), when the page
+        /// named one.
+        static ANSWERS: Option<BroadcastChannel> = {
+            let name = scope().name();
+            name.starts_with(ANSWER_CHANNEL_PREFIX)
+                .then(|| BroadcastChannel::new(&name).ok())
+                .flatten()
+        };
+    }
+
+    /// Posts `msg` to the page: on the answer channel, or by `postMessage` when there
+    /// is none (or it refuses the message).
     fn post(msg: &FromWorker) {
-        let _ = scope().post_message(&JsValue::from_str(&msg.to_json()));
+        let text = JsValue::from_str(&msg.to_json());
+        let sent = ANSWERS.with(|a| a.as_ref().is_some_and(|a| a.post_message(&text).is_ok()));
+        if !sent {
+            let _ = scope().post_message(&text);
+        }
     }
 
     pub fn start() {
         std::panic::set_hook(Box::new(|info| {
             let message = info.to_string();
             web_sys::console::error_1(&JsValue::from_str(&message));
-            post(&FromWorker::Panic { message });
+            // by `postMessage`, beside the worker's error event (the module stops)
+            let _ =
+                scope().post_message(&JsValue::from_str(&FromWorker::Panic { message }.to_json()));
         }));
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
         scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));

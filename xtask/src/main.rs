@@ -1,6 +1,6 @@
 //! `cargo xtask`: builds the web app into `dist/` and serves it.
 //!
-//! - `cargo xtask dist [--no-opt]`: `cargo build` of the page and the worker for
+//! - `cargo xtask dist [--no-opt] [--names]`: `cargo build` of the page and the worker for
 //!   wasm32-unknown-unknown (the page with profile `wasm-release`, small; the worker
 //!   with `wasm-worker`, fast), wasm-bindgen (this crate links
 //!   `wasm-bindgen-cli-support` at exactly the version of Cargo.lock, so no CLI has
@@ -9,7 +9,8 @@
 //!   module), then the static
 //!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm),
 //!   then `dist/precache.json` (every built file with its SHA-256, and a cache name
-//!   derived from them) for the service worker `sw.js`.
+//!   derived from them) for the service worker `sw.js`. `--names` keeps the wasm
+//!   functions' names (a bigger bundle, for the browser's profiler).
 //! - `cargo xtask serve [--port 8080] [--port-file FILE] [--dir dist]`: a small static
 //!   server on 127.0.0.1 with the right MIME types and the page's CSP as a header.
 
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
         Some("dist") => dist(&args[1..]),
         Some("serve") => serve(&args[1..]),
         _ => Err(
-            "usage: cargo xtask dist [--no-opt] | serve [--port N] [--port-file F] [--dir D]"
+            "usage: cargo xtask dist [--no-opt] [--names] | serve [--port N] [--port-file F] [--dir D]"
                 .into(),
         ),
     };
@@ -112,13 +113,15 @@ fn dist(args: &[String]) -> Result<(), String> {
         std::fs::remove_dir_all(&out).map_err(|e| format!("cannot clear dist/: {e}"))?;
     }
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    // `--names`: keep the functions' names (for the browser's profiler)
+    let keep_names = args.iter().any(|a| a == "--names");
     for (bin, name, profile, _) in builds {
         eprintln!("== wasm-bindgen {bin} -> dist/{name}.js");
         let mut b = wasm_bindgen_cli_support::Bindgen::new();
         b.input_path(target.join(profile).join(format!("{bin}.wasm")))
             .out_name(name)
             .typescript(false)
-            .remove_name_section(true)
+            .remove_name_section(!keep_names)
             .remove_producers_section(true);
         b.web(true).map_err(|e| e.to_string())?;
         b.generate(&out)
@@ -134,6 +137,7 @@ fn dist(args: &[String]) -> Result<(), String> {
                 .arg(&file)
                 .arg("-o")
                 .arg(&file)
+                .args(keep_names.then_some("--debuginfo"))
                 .args([
                     level,
                     "--enable-bulk-memory",

@@ -70,7 +70,11 @@ pub fn vertical_runs(segments: &[(i32, i32, i32)]) -> String {
         .iter()
         .map(|&(x, a, b)| (x, a.min(b), a.max(b)))
         .collect();
-    spans.sort_unstable();
+    // by `x` then `top` (the order the joining needs), on one integer key: the
+    // page's size-optimised wasm sorted the tuples through a comparison call each
+    // (2.85 ms for the ~3,400 strokes of 2000 bins)
+    let key = |v: i32| u64::from(v as u32 ^ 0x8000_0000); // i32 order as u32 order
+    spans.sort_unstable_by_key(|&(x, top, _)| key(x) << 32 | key(top));
     let mut d = String::new();
     let mut cur: Option<(i32, i32, i32)> = None;
     for (x, top, bottom) in spans {

@@ -39,7 +39,7 @@ fn full_audit_logits_100k_x_100(b: Bencher) {
 }
 
 /// Re-binning a built index of 1M forecasts at a new m.
-#[divan::bench(args = [10, 15, 100], sample_count = 200)]
+#[divan::bench(args = [10, 15, 100, 2000], sample_count = 200)]
 fn rebin_1m(b: Bencher, m: usize) {
     let set = data::binary(1_000_000, 3);
     let index = SortedReading::new(&reading::top_labels(&set).pairs());

@@ -314,11 +314,22 @@ impl SortedReading {
                 for_each_mass_bin(n, m, |b, start, end| visit(self.bin(b, start, end)))
             }
             Binning::Width => {
+                let edge_test = width_edge_test_applies(m);
                 let mut start = 0;
                 while start < n {
                     let b = width_bin(self.sorted[start], m);
-                    // the first position whose bin exceeds b (width_bin is monotone)
-                    let end = start + gallop(&self.sorted[start..], |&u| width_bin(u, m) <= b);
+                    // the first position whose bin exceeds b (width_bin is monotone):
+                    // all of the rest for the last bin, else by the exact edge test
+                    // (no rounding calls) where it applies
+                    let rest = &self.sorted[start..];
+                    let end = start
+                        + if b + 1 == m {
+                            rest.len()
+                        } else if edge_test {
+                            gallop(rest, |&u| width_bin_at_most(u, m, b))
+                        } else {
+                            gallop(rest, |&u| width_bin(u, m) <= b)
+                        };
                     visit(self.bin(b, start, end));
                     start = end;
                 }

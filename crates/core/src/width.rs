@@ -8,7 +8,8 @@
 //! band of bin edges.
 
 use crate::binning::{
-    width_bin_at_most, width_edge_test_applies, Bin, Binning, SortedReading, EDGE_TOLERANCE,
+    width_bin_at_most, width_edge_test_applies, Bin, BinSource, Binning, SortedReading,
+    EDGE_TOLERANCE,
 };
 
 /// A sorted reading's equal-width bins for any bin count in O(m): a uniform grid of
@@ -86,6 +87,45 @@ impl WidthGrid {
                 start = end;
             }
         }
+    }
+}
+
+/// A sorted reading with its [`WidthGrid`]: a [`BinSource`] for any bin count whose
+/// equal-width bins are found in O(m) through the grid (equal-mass bins need no
+/// search). The same bins, in the same order, as the reading alone; what it saves is
+/// the reading's chain of dependent probes per bin (a slider step at m = 2000 over
+/// 1M forecasts: ~1 ms natively with cold caches, ~0.16 ms through the grid).
+#[derive(Clone, Debug)]
+pub struct GriddedReading {
+    reading: SortedReading,
+    grid: WidthGrid,
+}
+
+impl GriddedReading {
+    /// Builds the grid of `reading` (one pass over its forecasts).
+    pub fn new(reading: SortedReading) -> Self {
+        let grid = WidthGrid::new(&reading);
+        GriddedReading { reading, grid }
+    }
+
+    /// The sorted reading.
+    pub fn reading(&self) -> &SortedReading {
+        &self.reading
+    }
+}
+
+impl BinSource for GriddedReading {
+    fn samples(&self) -> usize {
+        self.reading.len()
+    }
+    fn visit_bins(&self, binning: Binning, m: usize, visit: &mut dyn FnMut(Bin)) {
+        match binning {
+            Binning::Mass => self.reading.for_each_bin(binning, m, visit),
+            Binning::Width => self.grid.for_each_bin(&self.reading, m, visit),
+        }
+    }
+    fn forecast_range(&self, bin: &Bin) -> (f64, f64) {
+        self.reading.forecast_range(bin)
     }
 }
 
@@ -257,17 +297,45 @@ mod tests {
         SortedReading::new(&Pairs { forecast, outcome })
     }
 
-    /// The grid's equal-width bins are the reading's own, bin for bin.
+    /// The equal-width bins of `reading` by `width_bin` of each forecast: the runs of
+    /// equal bin numbers along the sorted forecasts.
+    fn naive_width_bins(reading: &SortedReading, m: usize) -> Vec<Bin> {
+        use crate::binning::width_bin;
+        let u = reading.sorted_forecasts();
+        let mut bins = Vec::new();
+        let mut start = 0;
+        for i in 1..=u.len() {
+            if i == u.len() || width_bin(u[i], m) != width_bin(u[start], m) {
+                bins.push(reading.bin(width_bin(u[start], m), start, i));
+                start = i;
+            }
+        }
+        bins
+    }
+
+    /// The grid's equal-width bins, the reading's own and the gridded reading's are
+    /// those of `width_bin` per forecast, bin for bin.
     #[test]
     fn width_grid_bins_equal_the_readings() {
         for n in [1usize, 2, 17, 300, 5000] {
             let reading = edge_heavy_reading(n, 7);
             let grid = WidthGrid::new(&reading);
+            let gridded = GriddedReading::new(reading.clone());
             for m in (1..=120).chain([7 * 40, 999, 2000, 2 * n + 1]) {
-                let want = reading.bins(Binning::Width, m);
+                let want = naive_width_bins(&reading, m);
+                assert_eq!(reading.bins(Binning::Width, m), want, "n = {n}, m = {m}");
                 let mut got = Vec::new();
                 grid.for_each_bin(&reading, m, |b| got.push(b));
                 assert_eq!(got, want, "n = {n}, m = {m}");
+                assert_eq!(
+                    gridded.bin_list(Binning::Width, m),
+                    want,
+                    "n = {n}, m = {m}"
+                );
+                assert_eq!(
+                    gridded.bin_list(Binning::Mass, m),
+                    reading.bins(Binning::Mass, m)
+                );
             }
         }
     }
