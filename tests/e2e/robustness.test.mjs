@@ -1,12 +1,15 @@
 // Robustness in the browser (issue 10): size limits refuse before reading, a worker
-// crash keeps the loaded data set, hostile names stay text in every view, and
-// numerically hostile inputs give numbers or a stated "undefined", never NaN.
+// crash keeps the loaded data set, two tabs keep their own answers, hostile names
+// stay text in every view, and numerically hostile inputs give numbers or a stated
+// "undefined", never NaN.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launch, openApp, idle, dropPaths, dropFiles, valueOf, foreignRequests, shot } from './helpers.mjs';
+import {
+  launch, openApp, idle, dropPaths, dropFiles, valueOf, foreignRequests, shot, setM, baseUrl, fixtures,
+} from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -236,5 +239,51 @@ test('a full session (load, drop, every view, every export) makes only same-orig
     assert.deepEqual(app.errors, []);
   } finally {
     await context.close();
+  }
+});
+
+test('two tabs of the app in one browser each get their own worker\'s answers', async () => {
+  // the workers answer on BroadcastChannels (src/proto.rs, ANSWER_CHANNEL_PREFIX),
+  // which reach every page of the origin that listens on the same name: each page's
+  // worker has its own
+  const app = await openApp(browser);
+  const other = await app.context.newPage();
+  try {
+    await other.goto(baseUrl + '/');
+    await other.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
+    await idle(other);
+    await dropFiles(app.page, ['real/breast_cancer_rf_p.csv']);
+    await dropFiles(other, ['real/digits_knn_probs.csv']);
+    const want = (file, binning, m) => JSON.parse(readFileSync(path.join(fixtures, 'real', file), 'utf8'))
+      .readings.confidence[binning][String(m)].ece;
+    // both pages step their sliders by keyboard, interleaved
+    for (const p of [app.page, other]) await setM(p, 15);
+    for (const p of [app.page, other]) await p.locator('#m-slider').focus();
+    for (let i = 0; i < 3; i++) {
+      for (const p of [app.page, other]) await p.keyboard.press('ArrowRight');
+    }
+    for (const p of [app.page, other]) await idle(p);
+    const steps = (await app.page.getAttribute('#m-slider', 'data-steps')).split(',').map(Number);
+    const mAt = async (p) => steps[Number(await p.locator('#m-slider').inputValue())];
+    assert.equal(await mAt(app.page), 18, 'three steps right of 15');
+    assert.equal(await mAt(other), 18);
+    assert.equal(await valueOf(app.page, 'input.file'), 'breast_cancer_rf_p.csv');
+    assert.equal(await valueOf(other, 'input.file'), 'digits_knn_probs.csv');
+    // back to a fixture's bin count on each, then the fixture's values
+    await setM(app.page, 20);
+    await setM(other, 100);
+    const close = (got, w) => Math.abs(Number(got) - w) <= 1e-12 * Math.max(1, Math.abs(w));
+    const a = await valueOf(app.page, 'readings.confidence.width.20.ece');
+    const b = await valueOf(other, 'readings.confidence.width.100.ece');
+    assert.ok(close(a, want('breast_cancer_rf_p.expected.json', 'width', 20)), `page 1: ${a}`);
+    assert.ok(close(b, want('digits_knn_probs.expected.json', 'width', 100)), `page 2: ${b}`);
+    // one tab closed, the other goes on
+    await other.close();
+    await setM(app.page, 15);
+    assert.ok(close(await valueOf(app.page, 'readings.confidence.width.15.ece'), want('breast_cancer_rf_p.expected.json', 'width', 15)));
+    assert.deepEqual(app.errors, [], 'no console error, no page error');
+    assert.deepEqual(foreignRequests(app.requests), []);
+  } finally {
+    await app.context.close();
   }
 });
