@@ -1,18 +1,16 @@
-//! The rows of a [`crate::proto::FromWorker::Computed`] on the wire: one base64
-//! string of little-endian 64-bit words, ten a row (`bin, n, successes` as integers,
-//! `conf, acc, gap, cp_lower, cp_upper, lower, upper` as the bits of their `f64`),
-//! instead of a JSON object a row.
+//! The rows of a [`crate::proto::FromWorker::Computed`] on the wire: little-endian
+//! 64-bit words, ten a row (`bin, n, successes` as integers, `conf, acc, gap,
+//! cp_lower, cp_upper, lower, upper` as the bits of their `f64`), posted as bytes
+//! beside the message's JSON ([`crate::proto::FromWorker::to_wire`]).
 //!
 //! At m = 2000 the rows were ~360 KB of JSON whose ~12,000 decimals the page parsed
 //! back on every slider step (a few milliseconds of wasm, BENCHMARKS.md, issue 9,
-//! Session 4); packed they are ~210 KB of base64 that decodes at memory speed, and
-//! every value arrives bit for bit (no decimal round trip at all).
-//!
-//! Used as `#[serde(with = "crate::packed")]` on a `Vec<Row>` field.
+//! Session 4); then ~210 KB of base64 in the JSON, encoded, converted between UTF-8
+//! and UTF-16 on both sides and decoded; as bytes they are ~140 KB, copied, and every
+//! value arrives bit for bit (session 9: the `End` step to m = 2000 on 1M rows went
+//! from 18–33 to 14–18 ms, key press to table in the page).
 
 use crate::proto::Row;
-use base64::Engine;
-use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
 /// 64-bit words a row.
 const WORDS: usize = 10;
@@ -65,20 +63,6 @@ pub fn unpack(bytes: &[u8]) -> Option<Vec<Row>> {
             })
         })
         .collect()
-}
-
-/// Serialises rows as the base64 string of [`pack`].
-pub fn serialize<S: Serializer>(rows: &[Row], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(pack(rows)))
-}
-
-/// Reads rows back from [`serialize`]'s string.
-pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Row>, D::Error> {
-    let text = String::deserialize(d)?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.as_bytes())
-        .map_err(|e| D::Error::custom(format!("packed rows: {e}")))?;
-    unpack(&bytes).ok_or_else(|| D::Error::custom("packed rows: not a whole number of rows"))
 }
 
 #[cfg(test)]

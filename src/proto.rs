@@ -35,7 +35,7 @@ pub const OUT_OF_MEMORY: &str = r#"{"panic":{"message":"out of memory: the worke
 pub const ANSWER_CHANNEL_PREFIX: &str = "calibscope-answers-";
 
 /// Version of this protocol; bumped on any incompatible change.
-pub const PROTOCOL: u32 = 3;
+pub const PROTOCOL: u32 = 4;
 
 /// Stable error codes of the worker itself (parse errors use calibscope-io's codes).
 pub mod codes {
@@ -314,8 +314,8 @@ pub enum FromWorker {
         reading: String,
         binning: String,
         m: usize,
-        /// Packed (a base64 string, [`crate::packed`]), not a JSON array.
-        #[serde(with = "crate::packed")]
+        /// Not in the JSON: the rows travel beside it as bytes ([`FromWorker::to_wire`]).
+        #[serde(skip)]
         rows: Vec<Row>,
         /// ECE family at `(binning, m)`: `ece, mce, rmsce, lince, brier, cal, ref, res`
         /// (+ `confce, confce_corr, confece` for the confidence reading); `null` when
@@ -409,9 +409,40 @@ pub enum FromWorker {
 }
 
 impl FromWorker {
-    /// The JSON text of this message.
+    /// The JSON text of this message (without the rows of a
+    /// [`FromWorker::Computed`]: see [`FromWorker::to_wire`]).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("protocol messages serialise")
+    }
+
+    /// The message as it travels: its JSON text and, for a [`FromWorker::Computed`]
+    /// with rows, the rows packed as bytes ([`crate::packed`]), which the worker posts
+    /// beside the text. At m = 2000 the rows are ~140 KB; as bytes they are copied
+    /// once each way, where JSON (or base64 in it) had them encoded in the worker,
+    /// converted between UTF-16 and UTF-8 on both sides and decoded on the page.
+    pub fn to_wire(&self) -> (String, Option<Vec<u8>>) {
+        let bytes = match self {
+            FromWorker::Computed { rows, .. } if !rows.is_empty() => {
+                Some(crate::packed::pack(rows))
+            }
+            _ => None,
+        };
+        (self.to_json(), bytes)
+    }
+
+    /// The message of [`FromWorker::to_wire`]'s parts. Errors: the text is not a
+    /// message, or the bytes are not whole rows, or they came with a message that has
+    /// no rows.
+    pub fn from_wire(json: &str, rows: Option<&[u8]>) -> Result<FromWorker, String> {
+        let mut msg: FromWorker = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        if let Some(bytes) = rows {
+            let FromWorker::Computed { rows, .. } = &mut msg else {
+                return Err("rows beside a message that has none".into());
+            };
+            *rows =
+                crate::packed::unpack(bytes).ok_or("packed rows: not a whole number of rows")?;
+        }
+        Ok(msg)
     }
 }
 
@@ -506,11 +537,21 @@ mod tests {
             metrics,
             nonempty_bins: 2,
         };
-        let text = computed.to_json();
-        assert!(text.contains(r#""rows":""#), "rows packed: {text}");
-        assert_eq!(serde_json::from_str::<FromWorker>(&text).unwrap(), computed);
-        let broken = text.replace(r#""rows":""#, r#""rows":"AAAA"#);
-        assert!(serde_json::from_str::<FromWorker>(&broken).is_err());
+        let (text, bytes) = computed.to_wire();
+        assert!(!text.contains("rows"), "rows beside the JSON: {text}");
+        let bytes = bytes.expect("rows as bytes");
+        assert_eq!(bytes.len(), 2 * 80);
+        assert_eq!(
+            FromWorker::from_wire(&text, Some(&bytes)).unwrap(),
+            computed
+        );
+        assert!(FromWorker::from_wire(&text, Some(&bytes[..79])).is_err());
+        let ready = FromWorker::Ready {
+            proto: PROTOCOL,
+            build: "x".into(),
+        };
+        assert!(FromWorker::from_wire(&ready.to_json(), Some(&bytes)).is_err());
+        assert_eq!(ready.to_wire(), (ready.to_json(), None));
         let ready = FromWorker::Ready {
             proto: PROTOCOL,
             build: "x".into(),

@@ -1,4 +1,5 @@
-//! The page's side of the worker protocol: starts the worker, waits for its
+//! The page's side of the worker protocol: starts the worker (with the name of the
+//! `BroadcastChannel` it answers on, `proto::ANSWER_CHANNEL_PREFIX`), waits for its
 //! handshake, numbers requests, drops stale generations, maps answers to signals,
 //! turns a worker crash into a restart offer, and counts what is pending for the
 //! `window.calibscopeIdle()` hook.
@@ -109,11 +110,24 @@ fn spawn_worker() {
         }
     };
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| {
-        if let Some(text) = ev.data().as_string() {
-            match serde_json::from_str::<FromWorker>(&text) {
-                Ok(msg) => handle(msg),
-                Err(e) => crashed(format!("unreadable worker message: {e}")),
-            }
+        let data = ev.data();
+        // the JSON text, or `{json, rows}` with a table's rows as bytes (`to_wire`)
+        let (text, rows) = match data.as_string() {
+            Some(text) => (Some(text), None),
+            None => (
+                Reflect::get(&data, &"json".into())
+                    .ok()
+                    .and_then(|j| j.as_string()),
+                Reflect::get(&data, &"rows".into())
+                    .ok()
+                    .and_then(|r| r.dyn_into::<js_sys::Uint8Array>().ok())
+                    .map(|r| r.to_vec()),
+            ),
+        };
+        let Some(text) = text else { return };
+        match FromWorker::from_wire(&text, rows.as_deref()) {
+            Ok(msg) => handle(msg),
+            Err(e) => crashed(format!("unreadable worker message: {e}")),
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -2,7 +2,10 @@
 //! (`FileReaderSync`), parses them with calibscope-io's push parser, keeps the data
 //! set, and answers the page with tables (calibscope-core / calibscope-audit).
 //!
-//! Messages in: `{json: "<ToWorker>", files?: [File]}`; out: `"<FromWorker JSON>"`.
+//! Messages in: `{json: "<ToWorker>", files?: [File]}`; out: `"<FromWorker JSON>"` (or
+//! `{json, rows: Uint8Array}` for a table, `FromWorker::to_wire`), on
+//! the `BroadcastChannel` the page named (`WorkerOptions.name`, see
+//! `proto::ANSWER_CHANNEL_PREFIX`), or by `postMessage` without one (and for panics).
 //! The data set never leaves the worker.
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -117,13 +120,23 @@ mod worker {
         };
     }
 
-    /// Posts `msg` to the page: on the answer channel, or by `postMessage` when there
-    /// is none (or it refuses the message).
+    /// Posts `msg` to the page: its JSON text, or `{json, rows}` with the rows of a
+    /// table as bytes ([`FromWorker::to_wire`]); on the answer channel, or by
+    /// `postMessage` when there is none (or it refuses the message).
     fn post(msg: &FromWorker) {
-        let text = JsValue::from_str(&msg.to_json());
-        let sent = ANSWERS.with(|a| a.as_ref().is_some_and(|a| a.post_message(&text).is_ok()));
+        let (json, rows) = msg.to_wire();
+        let data = match rows {
+            None => JsValue::from_str(&json),
+            Some(bytes) => {
+                let obj = js_sys::Object::new();
+                let _ = Reflect::set(&obj, &"json".into(), &JsValue::from_str(&json));
+                let _ = Reflect::set(&obj, &"rows".into(), &Uint8Array::from(&bytes[..]));
+                obj.into()
+            }
+        };
+        let sent = ANSWERS.with(|a| a.as_ref().is_some_and(|a| a.post_message(&data).is_ok()));
         if !sent {
-            let _ = scope().post_message(&text);
+            let _ = scope().post_message(&data);
         }
     }
 
