@@ -7,8 +7,8 @@ use crate::binning::{width_edge_test_applies, Bin, BinnedAccumulator, Binning, S
 use crate::data::PredictionSet;
 use crate::reading::{self, ProbView};
 use crate::sum::Sum;
-pub use crate::width::WidthGrid;
 use crate::width::{fold_all_counts, WidthEdges};
+pub use crate::width::{GriddedReading, WidthGrid};
 
 /// A binned metric that can be swept over the bin count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,21 +163,17 @@ impl Counts<'_> {
 /// One accumulator per asked count, each fed the non-empty bins of `index` at that
 /// count in bin order (equal-width through its grid or its edges).
 fn fold_bins<A: Default + Clone>(
-    index: &SortedReading,
-    grid: &WidthGrid,
+    index: &GriddedReading,
     counts: Counts,
     mut add: impl FnMut(&mut A, Bin),
 ) -> Vec<A> {
     match counts {
         Counts::One(binning, m) => {
             let mut acc = A::default();
-            match binning {
-                Binning::Mass => index.for_each_bin(binning, m, |b| add(&mut acc, b)),
-                Binning::Width => grid.for_each_bin(index, m, |b| add(&mut acc, b)),
-            }
+            index.for_each_bin(binning, m, |b| add(&mut acc, b));
             vec![acc]
         }
-        Counts::AllWidth(edges) => fold_all_counts(index, edges, add),
+        Counts::AllWidth(edges) => fold_all_counts(index.reading(), edges, add),
     }
 }
 
@@ -186,11 +182,9 @@ fn fold_bins<A: Default + Clone>(
 pub struct ModelIndex {
     n: usize,
     accuracy: Option<f64>,
-    confidence: SortedReading,
-    confidence_grid: WidthGrid,
-    /// Per class reading and its grid; empty for top-label sets, or when not asked for.
-    classes: Vec<SortedReading>,
-    class_grids: Vec<WidthGrid>,
+    confidence: GriddedReading,
+    /// Per class reading; empty for top-label sets, or when not asked for.
+    classes: Vec<GriddedReading>,
     /// Multiclass Brier / k (`None` for top-label sets).
     brier_over_k: Option<f64>,
     /// Mean `l_conf`.
@@ -217,10 +211,8 @@ impl ModelIndex {
         let mut index = ModelIndex {
             n: set.n(),
             accuracy,
-            confidence_grid: WidthGrid::new(&confidence),
-            confidence,
+            confidence: GriddedReading::new(confidence),
             classes: Vec::new(),
-            class_grids: Vec::new(),
             brier_over_k,
             l_conf: crate::truthful::l_conf(&top),
         };
@@ -232,9 +224,8 @@ impl ModelIndex {
 
     fn set_classes(&mut self, view: &ProbView) {
         self.classes = (0..view.k())
-            .map(|r| SortedReading::new(&reading::class_pairs(view, r)))
+            .map(|r| GriddedReading::new(SortedReading::new(&reading::class_pairs(view, r))))
             .collect();
-        self.class_grids = self.classes.iter().map(WidthGrid::new).collect();
     }
 
     /// Indexes every class reading of `set` (the set this index was built from),
@@ -288,12 +279,12 @@ impl ModelIndex {
     }
 
     /// The confidence reading's index.
-    pub fn confidence(&self) -> &SortedReading {
+    pub fn confidence(&self) -> &GriddedReading {
         &self.confidence
     }
 
     /// The class readings' indices (empty when not built).
-    pub fn classes(&self) -> &[SortedReading] {
+    pub fn classes(&self) -> &[GriddedReading] {
         &self.classes
     }
 
@@ -316,9 +307,9 @@ impl ModelIndex {
         }
         let nf = self.n as f64;
         // Σ_B term(B) / scale at every count
-        let sums = |index: &SortedReading, grid: &WidthGrid, squared: bool| -> Vec<f64> {
+        let sums = |index: &GriddedReading, squared: bool| -> Vec<f64> {
             let scale = if squared { nf * nf } else { nf };
-            fold_bins(index, grid, counts, |total: &mut Sum, b| {
+            fold_bins(index, counts, |total: &mut Sum, b| {
                 let r = b.sum_residual();
                 total.add(if squared { r * r } else { r.abs() })
             })
@@ -326,19 +317,17 @@ impl ModelIndex {
             .map(|total| total.value() / scale)
             .collect()
         };
-        let (conf, grid) = (&self.confidence, &self.confidence_grid);
+        let conf = &self.confidence;
         match metric {
-            SweepMetric::ConfEce => sums(conf, grid, false).into_iter().map(Some).collect(),
-            SweepMetric::ConfCe => sums(conf, grid, true).into_iter().map(Some).collect(),
+            SweepMetric::ConfEce => sums(conf, false).into_iter().map(Some).collect(),
+            SweepMetric::ConfCe => sums(conf, true).into_iter().map(Some).collect(),
             SweepMetric::RmsceConf => {
-                fold_bins(conf, grid, counts, |acc: &mut BinnedAccumulator, b| {
-                    acc.add(&b)
-                })
-                .iter()
-                .map(|acc| acc.finish(self.n).rmsce)
-                .collect()
+                fold_bins(conf, counts, |acc: &mut BinnedAccumulator, b| acc.add(&b))
+                    .iter()
+                    .map(|acc| acc.finish(self.n).rmsce)
+                    .collect()
             }
-            SweepMetric::ConfCeCorr => sums(conf, grid, true)
+            SweepMetric::ConfCeCorr => sums(conf, true)
                 .into_iter()
                 .map(|l| crate::truthful::confce_corrected(Some(l), self.n, self.accuracy))
                 .collect(),
@@ -347,12 +336,8 @@ impl ModelIndex {
                     return vec![None; len];
                 }
                 let squared = metric == SweepMetric::LinceCw;
-                let per_class: Vec<Vec<f64>> = self
-                    .classes
-                    .iter()
-                    .zip(&self.class_grids)
-                    .map(|(c, g)| sums(c, g, squared))
-                    .collect();
+                let per_class: Vec<Vec<f64>> =
+                    self.classes.iter().map(|c| sums(c, squared)).collect();
                 let k = self.classes.len() as f64;
                 (0..len)
                     .map(|i| Some(crate::sum::sum(per_class.iter().map(|v| v[i])) / k))

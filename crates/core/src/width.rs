@@ -112,6 +112,15 @@ impl GriddedReading {
     pub fn reading(&self) -> &SortedReading {
         &self.reading
     }
+
+    /// Calls `visit` for every non-empty bin of `binning` with `m` bins, in bin order
+    /// (those of [`SortedReading::for_each_bin`]).
+    pub fn for_each_bin(&self, binning: Binning, m: usize, visit: impl FnMut(Bin)) {
+        match binning {
+            Binning::Mass => self.reading.for_each_bin(binning, m, visit),
+            Binning::Width => self.grid.for_each_bin(&self.reading, m, visit),
+        }
+    }
 }
 
 impl BinSource for GriddedReading {
@@ -119,10 +128,7 @@ impl BinSource for GriddedReading {
         self.reading.len()
     }
     fn visit_bins(&self, binning: Binning, m: usize, visit: &mut dyn FnMut(Bin)) {
-        match binning {
-            Binning::Mass => self.reading.for_each_bin(binning, m, visit),
-            Binning::Width => self.grid.for_each_bin(&self.reading, m, visit),
-        }
+        self.for_each_bin(binning, m, visit)
     }
     fn forecast_range(&self, bin: &Bin) -> (f64, f64) {
         self.reading.forecast_range(bin)
