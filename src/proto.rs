@@ -2,7 +2,9 @@
 //!
 //! The page posts `{json: "<ToWorker as JSON>", files: [File, ...]}` (the `File`
 //! handles travel next to the JSON, never their bytes); the worker answers with a
-//! `FromWorker` as a JSON string. The first message of a worker is always
+//! `FromWorker` as a JSON string, or as `{json, rows}` when it carries a table
+//! ([`FromWorker::to_wire`]: the rows as bytes), on the `BroadcastChannel` of
+//! [`ANSWER_CHANNEL_PREFIX`]. The first message of a worker is always
 //! [`FromWorker::Ready`] with [`PROTOCOL`]; the page refuses a worker that speaks
 //! another version.
 //!
