@@ -516,12 +516,8 @@ impl CsvStream {
                 self.table = Some(TableBuilder::new(cols, p));
             }
             Err(errs) => {
-                self.sink.columns = cols.iter().map(|c| c.name.clone()).collect();
-                for e in errs {
-                    let mut loc = Location::default().with_line(line);
-                    loc.column = e.column;
-                    self.sink.push(e.code, loc, e.message);
-                }
+                self.sink
+                    .push_plan_errors(&cols, errs, Location::default().with_line(line));
                 self.failed = true;
             }
         }

@@ -388,6 +388,24 @@ impl Sink {
     pub fn push(&mut self, code: ErrorCode, location: Location, message: impl Into<String>) {
         self.keep(|file| ParseError::new(code, file, location, message));
     }
+    /// Keeps the errors of a header that could not be mapped
+    /// (`crate::mapping::plan`): remembers its columns, and each error at `at` with
+    /// the error's column.
+    pub fn push_plan_errors(
+        &mut self,
+        cols: &[crate::mapping::Col],
+        errs: Vec<crate::mapping::PlanError>,
+        at: Location,
+    ) {
+        self.columns = cols.iter().map(|c| c.name.clone()).collect();
+        for e in errs {
+            let loc = Location {
+                column: e.column,
+                ..at.clone()
+            };
+            self.push(e.code, loc, e.message);
+        }
+    }
     /// Keeps an error made elsewhere (within the limit, as [`Sink::push`]).
     #[cfg(not(target_family = "wasm"))]
     pub fn push_error(&mut self, e: ParseError) {

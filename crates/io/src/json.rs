@@ -352,14 +352,7 @@ impl Records {
             match plan(&cols, &opts.mapping) {
                 Ok(p) => self.table = Some(TableBuilder::new(cols, p)),
                 Err(errs) => {
-                    sink.columns = cols.iter().map(|c| c.name.clone()).collect();
-                    for e in errs {
-                        let loc = Location {
-                            column: e.column,
-                            ..Default::default()
-                        };
-                        sink.push(e.code, loc, e.message);
-                    }
+                    sink.push_plan_errors(&cols, errs, Location::default());
                     self.failed = true;
                     return;
                 }

@@ -51,14 +51,7 @@ pub(crate) fn assemble(
     let mut p = match plan(&pcols, &mapping) {
         Ok(p) => p,
         Err(errs) => {
-            sink.columns = pcols.iter().map(|c| c.name.clone()).collect();
-            for e in errs {
-                let loc = Location {
-                    column: e.column,
-                    ..Default::default()
-                };
-                sink.push(e.code, loc, e.message);
-            }
+            sink.push_plan_errors(&pcols, errs, Location::default());
             return Err(sink.into_errors(None));
         }
     };
