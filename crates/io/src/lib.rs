@@ -35,6 +35,7 @@
 
 mod assemble;
 mod csv;
+mod decimal;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz;

@@ -263,7 +263,7 @@ impl TableBuilder {
     }
 
     /// The common record, read straight from the text: every field a plain
-    /// number (fast-float2's grammar, nothing around it), labels of at most 9
+    /// number (`decimal::parse_prefix`, i.e. fast-float2's grammar, nothing around it), labels of at most 9
     /// digits, then `\n` or `\r`. Returns the position of that line break, or
     /// `None` (nothing read) when [`TableBuilder::record`] must read the record:
     /// anything else, including every error. `delimiter` is no digit, letter,
@@ -280,8 +280,8 @@ impl TableBuilder {
         let last = self.roles.len() - 1;
         for (i, role) in self.roles.iter().enumerate() {
             match *role {
-                Role::Score(slot) => match fast_float2::parse_partial::<f64, _>(&data[pos..]) {
-                    Ok((v, n)) => {
+                Role::Score(slot) => match crate::decimal::parse_prefix(&data[pos..]) {
+                    Some((v, n)) => {
                         if self.in_order {
                             m.values.push(v);
                         } else {
@@ -289,7 +289,7 @@ impl TableBuilder {
                         }
                         pos += n;
                     }
-                    Err(_) => break,
+                    None => break,
                 },
                 Role::Label => {
                     let digits = data[pos..]
