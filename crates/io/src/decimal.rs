@@ -2,7 +2,7 @@
 //!
 //! `pandas.to_csv`, `numpy.savetxt` (`%.18e`), `printf("%.17g")` and Python's `repr`
 //! write scores as `[-]digits[.digits][e±dd]` with at most 19 significant digits.
-//! [`parse_prefix`] reads such a number sixteen bytes at a time (SSSE3, x86-64) or
+//! [`parse_prefix_with`] reads such a number sixteen bytes at a time (SSSE3, x86-64) or
 //! eight (any target, e.g. the wasm worker) and converts it exactly; anything else
 //! (digits beyond 2^64, more than 27 after the point, exponents beyond ±27 after the
 //! point is moved or of more than 3 digits, `inf`, `nan`, text within 8–16 bytes of
@@ -84,19 +84,12 @@ const POW10_U64: [u64; 9] = [
 ];
 
 /// Reads a number at the start of `s` and returns it with the number of bytes it
-/// used, like `fast_float2::parse_partial` (which it falls back to). `None`: `s` does
-/// not start with a number.
-#[inline]
-pub(crate) fn parse_prefix(s: &[u8]) -> Option<(f64, usize)> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("ssse3") {
-        // SAFETY: SSSE3 is present.
-        if let Some(r) = unsafe { parse_plain_ssse3(s) } {
-            return Some(r);
-        }
-        return fast_float2::parse_partial::<f64, _>(s).ok();
-    }
-    if let Some(r) = parse_plain(s) {
+/// used, like `fast_float2::parse_partial` (which it falls back to); `None`: `s`
+/// does not start with a number. `VECTOR`: sixteen bytes at a time, which only a
+/// function compiled for SSSE3 (x86-64), after checking for it, may ask for.
+#[inline(always)]
+pub(crate) fn parse_prefix_with<const VECTOR: bool>(s: &[u8]) -> Option<(f64, usize)> {
+    if let Some(r) = parse_plain_with::<VECTOR>(s) {
         return Some(r);
     }
     fast_float2::parse_partial::<f64, _>(s).ok()
@@ -287,19 +280,6 @@ fn parse_plain_with<const VECTOR: bool>(s: &[u8]) -> Option<(f64, usize)> {
     }
     let magnitude = to_f64(w, q)?;
     Some((if negative { -magnitude } else { magnitude }, pos))
-}
-
-/// [`parse_plain_with`] eight bytes a step (any target).
-#[inline]
-fn parse_plain(s: &[u8]) -> Option<(f64, usize)> {
-    parse_plain_with::<false>(s)
-}
-
-/// [`parse_plain_with`] sixteen bytes at once.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-fn parse_plain_ssse3(s: &[u8]) -> Option<(f64, usize)> {
-    parse_plain_with::<true>(s)
 }
 
 /// The exponent after an `e` at `pos`: `[+-]?d{1,3}`, and its length. `None` for

@@ -1,19 +1,71 @@
-//! `decimal::parse_prefix` against the standard library's parser.
+//! `decimal::parse_prefix_with` against the standard library's parser, with each
+//! reader this machine has (eight bytes a step; sixteen with SSSE3).
 
 use super::*;
+
+type Reader = fn(&[u8]) -> Option<(f64, usize)>;
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+fn by_vector(s: &[u8]) -> Option<(f64, usize)> {
+    parse_prefix_with::<true>(s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+fn plain_by_vector(s: &[u8]) -> Option<(f64, usize)> {
+    parse_plain_with::<true>(s)
+}
+
+/// (name, the reader, its exact part without the fast-float2 fallback).
+fn readers() -> Vec<(&'static str, Reader, Reader)> {
+    let mut all: Vec<(&'static str, Reader, Reader)> = vec![(
+        "by word",
+        parse_prefix_with::<false>,
+        parse_plain_with::<false>,
+    )];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY (both): SSSE3 is present.
+        all.push((
+            "by vector",
+            |s| unsafe { by_vector(s) },
+            |s| unsafe { plain_by_vector(s) },
+        ));
+    }
+    all
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn both_readers_are_tested_here() {
+    assert_eq!(
+        readers().len(),
+        2,
+        "no SSSE3: the vector reader is not tested"
+    );
+}
 
 /// The reference: the standard library's correctly rounded parser, on the
 /// number's text (`s` up to the first byte that is not part of it).
 fn check(s: &str) {
     let padded = format!("{s},0,0,0,0,0,0,0,0");
-    let got = parse_prefix(padded.as_bytes());
     let want: f64 = s.parse().unwrap();
-    let (v, n) = got.unwrap_or_else(|| panic!("{s}: no number"));
-    assert_eq!(n, s.len(), "{s}: length");
-    assert_eq!(v.to_bits(), want.to_bits(), "{s}: {v:e} != {want:e}");
-    // the eight-byte reader (the wasm worker's) on its own
-    if let Some((v, n)) = parse_plain(padded.as_bytes()) {
-        assert_eq!((v.to_bits(), n), (want.to_bits(), s.len()), "{s}: by word");
+    for (name, read, plain) in readers() {
+        let (v, n) = read(padded.as_bytes()).unwrap_or_else(|| panic!("{s}: no number ({name})"));
+        assert_eq!(n, s.len(), "{s}: length ({name})");
+        assert_eq!(
+            v.to_bits(),
+            want.to_bits(),
+            "{s}: {v:e} != {want:e} ({name})"
+        );
+        if let Some((v, n)) = plain(padded.as_bytes()) {
+            assert_eq!(
+                (v.to_bits(), n),
+                (want.to_bits(), s.len()),
+                "{s}: exact part ({name})"
+            );
+        }
     }
 }
 
@@ -80,14 +132,8 @@ fn the_common_forms_take_the_fast_path() {
         "-1234567890123456.25",
     ] {
         let padded = format!("{s},0,0,0,0,0,0,0,0");
-        assert!(parse_plain(padded.as_bytes()).is_some(), "{s}");
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            // SAFETY: SSSE3 is present.
-            assert!(
-                unsafe { parse_plain_ssse3(padded.as_bytes()) }.is_some(),
-                "{s}"
-            );
+        for (name, _, plain) in readers() {
+            assert!(plain(padded.as_bytes()).is_some(), "{s} ({name})");
         }
     }
     for s in [
@@ -98,25 +144,29 @@ fn the_common_forms_take_the_fast_path() {
         "1e-28",
     ] {
         let padded = format!("{s},0,0,0,0,0,0,0,0");
-        assert!(parse_plain(padded.as_bytes()).is_none(), "{s}");
+        for (name, _, plain) in readers() {
+            assert!(plain(padded.as_bytes()).is_none(), "{s} ({name})");
+        }
     }
 }
 
 #[test]
 fn stops_where_the_number_stops() {
-    assert_eq!(parse_prefix(b"0.25\n1,0.5,0,0,0"), Some((0.25, 4)));
-    assert_eq!(parse_prefix(b"1e,xxxxxxxxx"), Some((1.0, 1)));
-    assert_eq!(parse_prefix(b"1e+,xxxxxxxx"), Some((1.0, 1)));
-    assert_eq!(parse_prefix(b"2e1234,xxxxxxxx"), Some((f64::INFINITY, 6)));
-    assert_eq!(parse_prefix(b".,xxxxxxxxxx"), None);
-    assert_eq!(parse_prefix(b"-,xxxxxxxxxx"), None);
-    assert_eq!(parse_prefix(b"abc,xxxxxxxxx"), None);
-    assert!(parse_prefix(b"nan,xxxxxxxx").unwrap().0.is_nan());
-    assert_eq!(
-        parse_prefix(b"0.5"),
-        Some((0.5, 3)),
-        "short input: fast-float2"
-    );
+    for (name, read, _) in readers() {
+        assert_eq!(read(b"0.25\n1,0.5,0,0,0"), Some((0.25, 4)), "{name}");
+        assert_eq!(read(b"1e,xxxxxxxxx"), Some((1.0, 1)), "{name}");
+        assert_eq!(read(b"1e+,xxxxxxxx"), Some((1.0, 1)), "{name}");
+        assert_eq!(read(b"2e1234,xxxxxxxx"), Some((f64::INFINITY, 6)), "{name}");
+        assert_eq!(read(b".,xxxxxxxxxx"), None, "{name}");
+        assert_eq!(read(b"-,xxxxxxxxxx"), None, "{name}");
+        assert_eq!(read(b"abc,xxxxxxxxx"), None, "{name}");
+        assert!(read(b"nan,xxxxxxxx").unwrap().0.is_nan(), "{name}");
+        assert_eq!(
+            read(b"0.5"),
+            Some((0.5, 3)),
+            "short input: fast-float2 ({name})"
+        );
+    }
 }
 
 /// A small deterministic generator (xorshift64*).
