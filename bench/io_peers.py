@@ -2,7 +2,7 @@
 scikit-learn and torchmetrics, on the same generated files, in the same run.
 
     python bench/io_peers.py generate OUT      # 100 MB numeric CSV (label,p_0..p_9) and a 1M-row binary CSV
-    python bench/io_peers.py run OUT CALIBSCOPE IO_EXAMPLE --repeat 3
+    python bench/io_peers.py run OUT CALIBSCOPE IO_EXAMPLE --repeat 3 [--rounds 5]
 
 The end-to-end rows time `calibscope audit FILE --json --bins 15 --no-recalibration`
 (one process, the file read included) against the Python stack reading the same
@@ -13,6 +13,7 @@ Run through bench/run_io_peers.sh, which makes the virtualenv and builds the too
 """
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -124,7 +125,7 @@ def pandas_read(path: Path, repeat: int, cpus) -> tuple:
     return float(wall), float(cpu)
 
 
-def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
+def run(out: Path, calibscope: str, io_example: str, repeat: int, rounds: int) -> None:
     rows = []
     cores = sorted(os.sched_getaffinity(0))
     for name in ("multi_1e2mb.csv", "binary_1m.csv"):
@@ -139,18 +140,29 @@ def run(out: Path, calibscope: str, io_example: str, repeat: int) -> None:
 
         # pandas 3 parses with several threads when it has the cores: both sides on
         # one core, then on all cores (calibscope-io: THREADS=1 = its serial parser,
-        # unset = one thread per core)
-        t_pandas_1, _ = pandas_read(path, repeat, cores[:1])
-        t_pandas, cpu_pandas = pandas_read(path, repeat, cores)
-        t_one = ours("1", cores[:1])
-        t_ours = ours("0", cores)
-        rows.append({"input": name, "MB": round(mb, 1),
+        # unset = one thread per core). This machine's speed drifts by tens of per
+        # cent over seconds, so each round measures the four side by side and the
+        # ratios are taken within a round (median, and range over the rounds).
+        seen = []
+        for _ in range(rounds):
+            p1, _ = pandas_read(path, repeat, cores[:1])
+            o1 = ours("1", cores[:1])
+            pn, cpu = pandas_read(path, repeat, cores)
+            on = ours("0", cores)
+            seen.append((p1, o1, pn, on, cpu))
+        med = statistics.median
+        t_pandas_1, t_one, t_pandas, t_ours, cpu_pandas = (med([r[i] for r in seen]) for i in range(5))
+        ratio_1 = [r[0] / r[1] for r in seen]
+        ratio_n = [r[2] / r[3] for r in seen]
+        rows.append({"input": name, "MB": round(mb, 1), "rounds": rounds,
                      "1 core: pandas s": round(t_pandas_1, 3), "calibscope-io s": round(t_one, 3),
                      "MB/s": [round(mb / t_pandas_1), round(mb / t_one)],
-                     "speed-up": round(t_pandas_1 / t_one, 2),
+                     "speed-up": round(med(ratio_1), 2),
+                     "speed-up range": [round(min(ratio_1), 2), round(max(ratio_1), 2)],
                      f"{len(cores)} cores: pandas s": round(t_pandas, 3), "calibscope-io  s": round(t_ours, 3),
                      "MB/s ": [round(mb / t_pandas), round(mb / t_ours)],
-                     "speed-up ": round(t_pandas / t_ours, 2),
+                     "speed-up ": round(med(ratio_n), 2),
+                     "speed-up range ": [round(min(ratio_n), 2), round(max(ratio_n), 2)],
                      "pandas CPU s (all cores, best read)": round(cpu_pandas, 3)})
     binary = out / "binary_1m.csv"
     t_py = best_of(repeat, lambda: python_audit(binary))
@@ -175,4 +187,5 @@ if __name__ == "__main__":
         generate(out)
     else:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
-        run(out, sys.argv[3], sys.argv[4], repeat)
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        run(out, sys.argv[3], sys.argv[4], repeat, rounds)
