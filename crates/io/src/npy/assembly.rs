@@ -315,7 +315,7 @@ pub(crate) fn assemble(
         class_names,
         detection: p.detection,
     };
-    crate::table::finish_errors(file, ds, sink, verrs)
+    crate::table::finish_errors(ds, sink, verrs)
 }
 
 /// A structured `.npy` as a dataset (field names follow the CSV header).

@@ -204,7 +204,7 @@ impl TableBuilder {
                 verrs.push((loc, e, set.k, set.source()));
             }
         }
-        finish_errors(&ds.name.clone(), ds, sink, verrs)
+        finish_errors(ds, sink, verrs)
     }
 }
 
@@ -262,12 +262,10 @@ fn input_message(e: &calibscope_core::InputError, k: usize, source: Source) -> S
 /// Merges parse-level errors (in `sink`) with the located contract errors; `Ok` when
 /// there are none.
 pub(crate) fn finish_errors(
-    file_name: &str,
     ds: Dataset,
     sink: Sink,
     verrs: Vec<(Location, calibscope_core::InputError, usize, Source)>,
 ) -> Result<Dataset, ParseErrors> {
-    let _ = file_name;
     if sink.is_empty() && verrs.is_empty() {
         return Ok(ds);
     }
