@@ -51,7 +51,8 @@ mod table;
 #[cfg(not(target_family = "wasm"))]
 mod fs;
 
-pub use assemble::assemble;
+pub use assemble::{assemble, combine, pair_role};
+pub(crate) use assemble::{check_same_samples, stem};
 pub use calibscope_core::{PredictionSet, Source};
 pub use error::{ErrorCode, Location, ParseError, ParseErrors};
 pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
@@ -60,8 +61,6 @@ pub use request::MappingRequest;
 
 #[cfg(not(target_family = "wasm"))]
 pub use fs::{open_paths, read_path};
-
-use error::Sink;
 
 /// The input format of a dataset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -505,153 +504,3 @@ pub fn parse_bytes_any(name: &str, bytes: &[u8], options: &Options) -> Result<Pa
 }
 
 pub use npy::npy_pair;
-
-/// The pair role a file name implies: `NAME.labels.npy` → `(NAME, None)`,
-/// `NAME.probs.npy` → `(NAME, Some(Probs))`, `NAME.logits.npy` → `(NAME, Some(Logits))`.
-pub fn pair_role(file_name: &str) -> Option<(String, Option<Source>)> {
-    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
-    let stem = base.strip_suffix(".npy")?;
-    for (suffix, role) in [
-        (".labels", None),
-        (".label", None),
-        (".y", None),
-        (".probs", Some(Source::Probs)),
-        (".proba", Some(Source::Probs)),
-        (".logits", Some(Source::Logits)),
-    ] {
-        if let Some(name) = stem.strip_suffix(suffix) {
-            if !name.is_empty() {
-                return Some((name.to_string(), role));
-            }
-        }
-    }
-    None
-}
-
-/// The file name without directories and extension (`a/b/x.csv` → `x`).
-pub(crate) fn stem(file: &str) -> String {
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    for ext in [".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz"] {
-        if let Some(s) = base.strip_suffix(ext) {
-            if !s.is_empty() {
-                return s.to_string();
-            }
-        }
-    }
-    base.to_string()
-}
-
-/// Checks that every model has the first model's samples: same n, same labels.
-pub(crate) fn check_same_samples(
-    ds: &Dataset,
-    sink: &mut Sink,
-    file_row: impl Fn(usize, usize) -> Option<u64>,
-) {
-    let Some((first_name, first)) = ds.models.first() else {
-        return;
-    };
-    for (mi, (name, set)) in ds.models.iter().enumerate().skip(1) {
-        if set.n() != first.n() {
-            sink.push(
-                ErrorCode::ModelLengthMismatch,
-                Location {
-                    model: Some(name.clone()),
-                    ..Default::default()
-                },
-                format!(
-                    "model {name:?} has {} samples but model {first_name:?} has {}; every model must predict the same samples",
-                    set.n(),
-                    first.n()
-                ),
-            );
-            continue;
-        }
-        if let Some(r) = (0..set.n()).find(|&r| set.labels[r] != first.labels[r]) {
-            sink.push(
-                ErrorCode::ModelLabelMismatch,
-                Location {
-                    row: file_row(mi, r),
-                    model: Some(name.clone()),
-                    sample: Some(r as u64),
-                    ..Default::default()
-                },
-                format!(
-                    "sample {r}: model {name:?} has label {} but model {first_name:?} has label {}; every model must list the same samples in the same order",
-                    set.labels[r], first.labels[r]
-                ),
-            );
-        }
-        if set.k != first.k && set.kind() != calibscope_core::Kind::TopLabel {
-            sink.push(
-                ErrorCode::IncompatibleFiles,
-                Location {
-                    model: Some(name.clone()),
-                    ..Default::default()
-                },
-                format!(
-                    "model {name:?} has {} classes but model {first_name:?} has {}",
-                    set.k, first.k
-                ),
-            );
-        }
-    }
-}
-
-/// Combines datasets read from several files into one multi-model dataset on the
-/// same samples. Model names: the file's model names (its stem for a single-model
-/// file); a name that repeats gets the file stem prefixed. Labels must agree row by
-/// row: a mismatch is an error naming the first differing row.
-pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
-    let mut it = datasets.into_iter();
-    let Some(mut out) = it.next() else {
-        return Err(ParseErrors::single(ParseError::new(
-            ErrorCode::EmptyFile,
-            "",
-            Location::default(),
-            "no files given",
-        )));
-    };
-    let mut any = false;
-    for d in it {
-        any = true;
-        if d.class_names != out.class_names && d.models[0].1.k == out.models[0].1.k {
-            out.detection.guess(
-                "class_names",
-                out.class_names.join(","),
-                format!(
-                    "{} names the classes {}; the first file's names were kept",
-                    d.name,
-                    d.class_names.join(",")
-                ),
-            );
-        }
-        for (name, set) in d.models {
-            let name = if out.models.iter().any(|m| m.0 == name) {
-                format!("{}/{}", d.name, name)
-            } else {
-                name
-            };
-            out.models.push((name, set));
-        }
-        out.files.extend(d.files);
-        if out.ids.is_none() {
-            out.ids = d.ids;
-        }
-    }
-    if any {
-        out.format = Format::MultiFile;
-        out.name = out
-            .files
-            .iter()
-            .map(|f| stem(f))
-            .collect::<Vec<_>>()
-            .join("+");
-    }
-    let mut sink = Sink::new(&out.name, 100);
-    check_same_samples(&out, &mut sink, |_, r| Some(r as u64));
-    if sink.is_empty() {
-        Ok(out)
-    } else {
-        Err(sink.into_errors(None))
-    }
-}

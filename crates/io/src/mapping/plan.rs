@@ -1,0 +1,457 @@
+//! Planning: what each column means, from the names and the caller's
+//! [`ColumnMapping`], with the guesses recorded in the [`Detection`].
+
+use super::*;
+
+fn perr(code: crate::ErrorCode, message: impl Into<String>) -> PlanError {
+    PlanError {
+        code,
+        message: message.into(),
+        column: None,
+    }
+}
+
+fn find(cols: &[Col], name: &str) -> Option<usize> {
+    let n = norm(name);
+    cols.iter().position(|c| norm(&c.name) == n)
+}
+
+fn find_any(cols: &[Col], names: &[&str]) -> Vec<usize> {
+    let mut v = Vec::new();
+    for (i, c) in cols.iter().enumerate() {
+        if c.width == 1 && names.contains(&norm(&c.name).as_str()) {
+            v.push(i);
+        }
+    }
+    v
+}
+
+fn split_prefix(name: &str) -> Option<(&'static str, Source, String)> {
+    let n = norm(name);
+    for p in PROB_PREFIXES {
+        if let Some(rest) = n.strip_prefix(p) {
+            if !rest.is_empty() {
+                return Some((p, Source::Probs, name.trim()[p.len()..].to_string()));
+            }
+        }
+    }
+    for p in LOGIT_PREFIXES {
+        if let Some(rest) = n.strip_prefix(p) {
+            if !rest.is_empty() {
+                return Some((p, Source::Logits, name.trim()[p.len()..].to_string()));
+            }
+        }
+    }
+    None
+}
+
+/// Class order of a family of `prefix_<class>` columns: by integer value when every
+/// suffix is a non-negative integer, else file order. Returns (columns, names).
+fn order_family(fam: &[(usize, String)]) -> (Vec<usize>, Vec<String>) {
+    let ints: Option<Vec<u64>> = fam.iter().map(|(_, s)| s.parse::<u64>().ok()).collect();
+    let mut v: Vec<(usize, String)> = fam.to_vec();
+    if let Some(ints) = ints {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by_key(|&i| ints[i]);
+        v = idx.into_iter().map(|i| fam[i].clone()).collect();
+    }
+    (
+        v.iter().map(|(c, _)| *c).collect(),
+        v.into_iter().map(|(_, s)| s).collect(),
+    )
+}
+
+/// Resolves what each column means from the names (and the user's mapping).
+pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<PlanError>> {
+    use crate::ErrorCode as E;
+    let mut det = Detection {
+        columns: cols.iter().map(|c| c.name.clone()).collect(),
+        ..Default::default()
+    };
+    let mut errors = Vec::new();
+
+    // duplicate names
+    for i in 0..cols.len() {
+        for j in 0..i {
+            if norm(&cols[i].name) == norm(&cols[j].name) && !cols[i].name.trim().is_empty() {
+                errors.push(PlanError {
+                    code: E::DuplicateColumn,
+                    message: format!(
+                        "column {:?} appears twice (columns {} and {}); rename one of them",
+                        cols[i].name.trim(),
+                        j + 1,
+                        i + 1
+                    ),
+                    column: Some(cols[i].name.clone()),
+                });
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    let named = |name: &str, what: &str, errors: &mut Vec<PlanError>| -> Option<usize> {
+        let r = find(cols, name);
+        if r.is_none() {
+            errors.push(PlanError {
+                code: E::MappingColumnMissing,
+                message: format!(
+                    "the mapping names {name:?} as the {what} column, but there is no such column (columns: {})",
+                    list(cols)
+                ),
+                column: Some(name.to_string()),
+            });
+        }
+        r
+    };
+
+    // label
+    let label = match &mapping.label {
+        Some(name) => named(name, "label", &mut errors),
+        None => {
+            let found = find_any(cols, LABEL_NAMES);
+            if found.len() > 1 {
+                // take the first in priority order
+                let best = *found
+                    .iter()
+                    .min_by_key(|&&i| {
+                        LABEL_NAMES
+                            .iter()
+                            .position(|n| *n == norm(&cols[i].name))
+                            .unwrap_or(usize::MAX)
+                    })
+                    .unwrap();
+                det.guess(
+                    "label",
+                    cols[best].name.clone(),
+                    format!(
+                        "several columns look like labels ({}); took {:?}",
+                        found
+                            .iter()
+                            .map(|&i| cols[i].name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        cols[best].name
+                    ),
+                );
+                Some(best)
+            } else if let Some(&i) = found.first() {
+                Some(i)
+            } else {
+                errors.push(perr(
+                    E::MissingLabelColumn,
+                    format!(
+                        "no label column: name it one of label, y, y_true, target, true, class, or map it explicitly (columns: {})",
+                        list(cols)
+                    ),
+                ));
+                None
+            }
+        }
+    };
+
+    let model = match &mapping.model {
+        Pick::Absent => None,
+        Pick::Column(name) => named(name, "model", &mut errors),
+        Pick::Auto => find_any(cols, MODEL_NAMES).first().copied(),
+    };
+    let id = match &mapping.id {
+        Pick::Absent => None,
+        Pick::Column(name) => named(name, "id", &mut errors),
+        Pick::Auto => find_any(cols, ID_NAMES).first().copied(),
+    };
+
+    let mut class_names: Vec<String> = Vec::new();
+    let scores = match &mapping.scores {
+        Some(ScoreColumns::Column(name)) => named(name, "score", &mut errors).map(|col| {
+            if cols[col].width > 1 {
+                PlanScores::Vector {
+                    col,
+                    source: mapping
+                        .source
+                        .or_else(|| vector_source(&cols[col].name))
+                        .unwrap_or(Source::Probs),
+                }
+            } else {
+                PlanScores::Column {
+                    col,
+                    source: match mapping.source {
+                        Some(s) => SourceChoice::Known(s),
+                        None => binary_source(&cols[col].name),
+                    },
+                }
+            }
+        }),
+        Some(ScoreColumns::Matrix(names)) => {
+            let idx: Vec<Option<usize>> = names
+                .iter()
+                .map(|n| named(n, "score", &mut errors))
+                .collect();
+            if idx.iter().any(|i| i.is_none()) {
+                None
+            } else {
+                let idx: Vec<usize> = idx.into_iter().map(|i| i.unwrap()).collect();
+                if idx.len() == 1 && cols[idx[0]].width > 1 {
+                    let col = idx[0];
+                    Some(PlanScores::Vector {
+                        col,
+                        source: mapping
+                            .source
+                            .or_else(|| vector_source(&cols[col].name))
+                            .unwrap_or(Source::Probs),
+                    })
+                } else if idx.len() < 2 {
+                    errors.push(perr(
+                        E::InvalidMapping,
+                        "a score matrix needs at least 2 columns; map a single binary column as ScoreColumns::Column",
+                    ));
+                    None
+                } else {
+                    let source =
+                        mapping
+                            .source
+                            .unwrap_or_else(|| match split_prefix(&cols[idx[0]].name) {
+                                Some((_, s, _)) => s,
+                                None => Source::Probs,
+                            });
+                    class_names = idx
+                        .iter()
+                        .map(|&i| match split_prefix(&cols[i].name) {
+                            Some((_, _, s)) => s,
+                            None => cols[i].name.trim().to_string(),
+                        })
+                        .collect();
+                    Some(PlanScores::Matrix { cols: idx, source })
+                }
+            }
+        }
+        Some(ScoreColumns::TopLabel {
+            predicted,
+            confidence,
+        }) => {
+            let p = named(predicted, "predicted-class", &mut errors);
+            let c = named(confidence, "confidence", &mut errors);
+            match (p, c) {
+                (Some(pred), Some(conf)) => Some(PlanScores::TopLabel { pred, conf }),
+                _ => None,
+            }
+        }
+        None => detect_scores(cols, mapping, &mut det, &mut class_names, &mut errors),
+    };
+
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let (label, scores) = (label.unwrap(), scores.unwrap());
+    if let Some(names) = &mapping.class_names {
+        class_names = names.clone();
+    }
+
+    // the complete mapping that was used
+    let m = &mut det.mapping;
+    m.delimiter = mapping.delimiter;
+    m.label = Some(cols[label].name.clone());
+    m.model = model.map_or(Pick::Absent, |i| Pick::Column(cols[i].name.clone()));
+    m.id = id.map_or(Pick::Absent, |i| Pick::Column(cols[i].name.clone()));
+    m.class_names = if class_names.is_empty() {
+        None
+    } else {
+        Some(class_names.clone())
+    };
+    let used: Vec<usize>;
+    match &scores {
+        PlanScores::Column { col, source } => {
+            m.scores = Some(ScoreColumns::Column(cols[*col].name.clone()));
+            m.source = match source {
+                SourceChoice::Known(s) => Some(*s),
+                SourceChoice::Auto => None,
+            };
+            used = vec![*col];
+        }
+        PlanScores::Vector { col, source } => {
+            m.scores = Some(ScoreColumns::Matrix(vec![cols[*col].name.clone()]));
+            m.source = Some(*source);
+            used = vec![*col];
+        }
+        PlanScores::Matrix { cols: c, source } => {
+            m.scores = Some(ScoreColumns::Matrix(
+                c.iter().map(|&i| cols[i].name.clone()).collect(),
+            ));
+            m.source = Some(*source);
+            used = c.clone();
+        }
+        PlanScores::TopLabel { pred, conf } => {
+            m.scores = Some(ScoreColumns::TopLabel {
+                predicted: cols[*pred].name.clone(),
+                confidence: cols[*conf].name.clone(),
+            });
+            m.source = Some(Source::TopLabel);
+            used = vec![*pred, *conf];
+        }
+    }
+    for (i, c) in cols.iter().enumerate() {
+        if i != label && Some(i) != model && Some(i) != id && !used.contains(&i) {
+            det.ignored.push(c.name.clone());
+        }
+    }
+    Ok(Plan {
+        label,
+        scores,
+        model,
+        id,
+        class_names,
+        detection: det,
+    })
+}
+
+fn binary_source(name: &str) -> SourceChoice {
+    let n = norm(name);
+    if BIN_LOGIT_NAMES.contains(&n.as_str())
+        || split_prefix(name).map(|p| p.1) == Some(Source::Logits)
+    {
+        SourceChoice::Known(Source::Logits)
+    } else if BIN_AUTO_NAMES.contains(&n.as_str()) {
+        SourceChoice::Auto
+    } else {
+        SourceChoice::Known(Source::Probs)
+    }
+}
+
+fn list(cols: &[Col]) -> String {
+    let mut s = cols
+        .iter()
+        .take(12)
+        .map(|c| c.name.trim().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if cols.len() > 12 {
+        s.push_str(&format!(", ... ({} in all)", cols.len()));
+    }
+    s
+}
+
+fn detect_scores(
+    cols: &[Col],
+    mapping: &ColumnMapping,
+    det: &mut Detection,
+    class_names: &mut Vec<String>,
+    errors: &mut Vec<PlanError>,
+) -> Option<PlanScores> {
+    // candidates, best first: vector columns, prefix families, binary columns, top-label
+    let mut cands: Vec<(PlanScores, String, Vec<String>)> = Vec::new();
+
+    for (i, c) in cols.iter().enumerate() {
+        if c.width > 1 {
+            if let Some(s) = vector_source(&c.name) {
+                let source = mapping.source.unwrap_or(s);
+                cands.push((
+                    PlanScores::Vector { col: i, source },
+                    format!("{:?} ({} classes, {})", c.name, c.width, source.name()),
+                    Vec::new(),
+                ));
+            }
+        }
+    }
+    // prefix families: keyed by prefix
+    type Family = (&'static str, Source, Vec<(usize, String)>);
+    let mut fams: Vec<Family> = Vec::new();
+    for (i, c) in cols.iter().enumerate() {
+        if c.width != 1 {
+            continue;
+        }
+        if let Some((p, s, suffix)) = split_prefix(&c.name) {
+            match fams.iter_mut().find(|f| f.0 == p) {
+                Some(f) => f.2.push((i, suffix)),
+                None => fams.push((p, s, vec![(i, suffix)])),
+            }
+        }
+    }
+    // logits before probabilities (they carry more), then larger families first
+    fams.sort_by_key(|f| (f.1 == Source::Probs, usize::MAX - f.2.len()));
+    for (p, s, fam) in &fams {
+        let source = mapping.source.unwrap_or(*s);
+        if fam.len() >= 2 {
+            let (idx, names) = order_family(fam);
+            cands.push((
+                PlanScores::Matrix { cols: idx, source },
+                format!(
+                    "{}<class> columns ({} classes, {})",
+                    p,
+                    fam.len(),
+                    source.name()
+                ),
+                names,
+            ));
+        } else {
+            // a lone p_1 / logit_1 is a binary column
+            let suffix = norm(&fam[0].1);
+            if ["1", "pos", "positive", "true", "yes"].contains(&suffix.as_str()) {
+                cands.push((
+                    PlanScores::Column {
+                        col: fam[0].0,
+                        source: SourceChoice::Known(source),
+                    },
+                    format!("{:?} (binary, {})", cols[fam[0].0].name, source.name()),
+                    Vec::new(),
+                ));
+            }
+        }
+    }
+    for names in [BIN_LOGIT_NAMES, BIN_PROB_NAMES, BIN_AUTO_NAMES] {
+        for i in find_any(cols, names) {
+            let source = match mapping.source {
+                Some(s) => SourceChoice::Known(s),
+                None => binary_source(&cols[i].name),
+            };
+            cands.push((
+                PlanScores::Column { col: i, source },
+                format!(
+                    "{:?} (binary, {})",
+                    cols[i].name,
+                    match source {
+                        SourceChoice::Known(s) => s.name(),
+                        SourceChoice::Auto => "probs or logits by value",
+                    }
+                ),
+                Vec::new(),
+            ));
+        }
+    }
+    let preds = find_any(cols, PRED_NAMES);
+    let confs = find_any(cols, CONF_NAMES);
+    if let (Some(&pred), Some(&conf)) = (preds.first(), confs.first()) {
+        cands.push((
+            PlanScores::TopLabel { pred, conf },
+            format!("top-label {:?} + {:?}", cols[pred].name, cols[conf].name),
+            Vec::new(),
+        ));
+    }
+    if cands.is_empty() {
+        errors.push(perr(
+            crate::ErrorCode::MissingScoreColumns,
+            format!(
+                "no score columns: expected p_<class> / logit_<class> columns, a binary p / logit / score column, or yhat + conf (columns: {})",
+                list(cols)
+            ),
+        ));
+        return None;
+    }
+    let (first, what, names) = cands.remove(0);
+    if !cands.is_empty() {
+        det.guess(
+            "scores",
+            what.clone(),
+            format!(
+                "several score columns found; took {what} over {} (logits over probabilities, vectors over one column, over top-label; map the columns to choose)",
+                cands
+                    .iter()
+                    .map(|c| c.1.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        );
+    }
+    *class_names = names;
+    Some(first)
+}
