@@ -275,3 +275,28 @@ fn near_midpoints_match_std() {
     }
     assert!(exact_ties > 0, "no exact tie was tried");
 }
+
+/// Any text, well formed or not: the same answer as fast-float2's `parse_partial`
+/// (the reader it replaces in the row reader), value bits and length.
+#[test]
+fn any_text_reads_as_fast_float2_reads_it() {
+    let mut rng = Rng(23);
+    let alphabet = b"0123456789012345678901234567890123456789..eE+-,\n x";
+    for _ in 0..300_000 {
+        let len = rng.below(34) as usize;
+        let mut text: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+            .collect();
+        // sometimes nothing after it, sometimes a row's worth
+        if rng.below(2) == 0 {
+            text.extend_from_slice(b",0.5,0.25,0.125\n");
+        }
+        let want = fast_float2::parse_partial::<f64, _>(&text)
+            .ok()
+            .map(|(v, n)| (v.to_bits(), n));
+        for (name, read, _) in readers() {
+            let got = read(&text).map(|(v, n)| (v.to_bits(), n));
+            assert_eq!(got, want, "{:?} ({name})", String::from_utf8_lossy(&text));
+        }
+    }
+}
