@@ -152,10 +152,15 @@ impl Store {
         }
     }
 
-    /// A data set was opened: show it from its defaults.
-    pub fn load(&self, summary: Summary, audits: Vec<Value>) {
+    /// Takes the views of the data set shown down (before [`Store::load`]).
+    pub fn unload(&self) {
         self.computed.set(None);
         self.failed.set(None);
+    }
+
+    /// A data set was opened: show it from its defaults.
+    pub fn load(&self, summary: Summary, audits: Vec<Value>) {
+        self.unload();
         self.model.set(0);
         self.reading.set("confidence".into());
         self.m.set(summary.m_overview);
