@@ -40,7 +40,10 @@ function longTasks(events) {
       .sort((a, b) => b.dur - a.dur)
       .slice(0, 4)
       .map((e) => `${r1(e.dur / 1000)} ms ${e.args?.data?.functionName || ''}@${(e.args?.data?.url || '').split('/').pop()}:${e.args?.data?.lineNumber ?? ''}`);
-    return { ms: r1(t.dur / 1000), kinds, calls };
+    const layouts = inside
+      .filter((e) => e.name === 'Layout' && e.dur > 5000)
+      .map((e) => `layout ${r1(e.dur / 1000)} ms: ${e.args?.beginData?.dirtyObjects ?? '?'} of ${e.args?.beginData?.totalObjects ?? '?'} objects`);
+    return { ms: r1(t.dur / 1000), kinds, calls: [...calls, ...layouts] };
   });
 }
 

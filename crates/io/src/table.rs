@@ -263,11 +263,11 @@ impl TableBuilder {
     }
 
     /// The common record, read straight from the text: every field a plain
-    /// number (`decimal::parse_prefix`, i.e. fast-float2's grammar, nothing around it), labels of at most 9
-    /// digits, then `\n` or `\r`. Returns the position of that line break, or
-    /// `None` (nothing read) when [`TableBuilder::record`] must read the record:
-    /// anything else, including every error. `delimiter` is no digit, letter,
-    /// sign, point, quote or line break.
+    /// number (fast-float2's grammar, read by `decimal::parse_prefix_with`, nothing
+    /// around it), labels of at most 9 digits, then `\n` or `\r`. Returns the
+    /// position of that line break, or `None` (nothing read) when
+    /// [`TableBuilder::record`] must read the record: anything else, including every
+    /// error. `delimiter` is no digit, letter, sign, point, quote or line break.
     #[inline]
     pub fn fast_row(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
         #[cfg(target_arch = "x86_64")]
