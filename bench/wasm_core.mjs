@@ -2,14 +2,15 @@
 // Node by the process's CPU time (user + system), so that the number holds on a
 // loaded machine; min over the runs, after a warm-up call (V8 tiers up).
 //
-// Usage: node bench/wasm_core.mjs [--runs N] [--no-build] [--detail] [--audit FILE...]
+// Usage: node bench/wasm_core.mjs [--runs N] [--no-build] [--detail] [--parse] [--audit FILE...]
 // Builds bench/wasm_core (a cdylib around calibscope-core/-io/-audit) into
 // target/wasm-core. Without --audit: the temperature fit on the calibration half
 // (every other row) of generated data, 100k x 100 f32 logits and 1M binary logits
 // (crates/core/benches/temperature.rs's generators), with screening on and off.
 // With --audit FILE...: `calibscope audit FILE... --json --bins 15
 // --no-recalibration`'s work after reading the files (parse, assemble, audit, JSON),
-// to compare with the native CLI (`perf stat -e task-clock`).
+// to compare with the native CLI (`perf stat -e task-clock`); with --parse before
+// --audit, the parse alone.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +58,8 @@ if (at >= 0) {
     new Uint8Array(w.memory.buffer, dp, data.length).set(data);
     w.add_file(np, name.length, dp, data.length);
   }
-  measure(`audit ${files.map((f) => path.basename(f)).join(' + ')}`, () => w.audit());
+  if (args.includes('--parse')) measure(`parse ${files.map((f) => path.basename(f)).join(' + ')}`, () => w.parse());
+  else measure(`audit ${files.map((f) => path.basename(f)).join(' + ')}`, () => w.audit());
   process.exit(0);
 }
 w.setup_multiclass(100_000, 100);

@@ -3,7 +3,8 @@
 //! `pandas.to_csv`, `numpy.savetxt` (`%.18e`), `printf("%.17g")` and Python's `repr`
 //! write scores as `[-]digits[.digits][e±dd]` with at most 19 significant digits.
 //! [`parse_prefix_with`] reads such a number sixteen bytes at a time (SSSE3, x86-64) or
-//! eight (any target, e.g. the wasm worker) and converts it exactly; anything else
+//! eight (other native targets; not in wasm, where fast-float2 alone measured faster)
+//! and converts it exactly; anything else
 //! (digits beyond 2^64, more than 27 after the point, exponents beyond ±27 after the
 //! point is moved or of more than 3 digits, `inf`, `nan`, text within 8–16 bytes of
 //! the end of the buffer) goes to fast-float2, so the result is always the correctly
@@ -23,6 +24,9 @@
 //!   set: it could be an exact tie). Only then — about never, except for exact
 //!   ties — [`settle`] decides by exact integer comparisons with the midpoints
 //!   `(2M ± 1) × 2^(E−1) × 10^k`.
+
+// the wasm worker uses fast-float2 alone (see `parse_prefix_with`)
+#![cfg_attr(target_arch = "wasm32", allow(dead_code))]
 
 /// `10^i` as exact `f64`s (exact up to 10^22).
 const POW10_F64: [f64; 23] = [
@@ -89,6 +93,10 @@ const POW10_U64: [u64; 9] = [
 /// function compiled for SSSE3 (x86-64), after checking for it, may ask for.
 #[inline(always)]
 pub(crate) fn parse_prefix_with<const VECTOR: bool>(s: &[u8]) -> Option<(f64, usize)> {
+    // in wasm the eight-byte reader was slower than fast-float2 alone (the parse of
+    // the 127 MB + 22 MB CSVs: 210–218 against 185–189 ms, `bench/wasm_core.mjs
+    // --parse`, alternated), so the worker keeps fast-float2
+    #[cfg(not(target_arch = "wasm32"))]
     if let Some(r) = parse_plain_with::<VECTOR>(s) {
         return Some(r);
     }
