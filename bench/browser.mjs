@@ -51,6 +51,31 @@ export const r1 = (x) => Math.round(x * 10) / 10;
 /** Drops `file` (a path on disk, or several paths dropped together) on the page as
  * a person would and times it. With `expectError`, the drop ends at the error panel
  * (its text is returned) instead of the diagram. */
+/** The Chromium trace categories of the timeline (tasks, scripts, style, layout, paint). */
+export const TIMELINE = 'devtools.timeline,v8.execute,disabled-by-default-devtools.timeline';
+
+/** Runs `fn()` while `page` is traced with `categories`; returns its result and the
+ * trace's events. */
+export async function traced(context, page, fn, categories = TIMELINE) {
+  const cdp = await context.newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (d) => events.push(...d.value));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { categories, transferMode: 'ReportEvents' });
+  const result = await fn();
+  await cdp.send('Tracing.end');
+  await done;
+  await cdp.detach();
+  return { result, events };
+}
+
+/** A trace's thread names by `pid:tid`. */
+export function threadNames(events) {
+  const names = new Map();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  return names;
+}
+
 export async function dropAndTime(page, file, { expectError = false } = {}) {
   const files = Array.isArray(file) ? file : [file];
   // disk-backed Files: playwright hands the paths to chromium (no copy through JS)

@@ -8,7 +8,7 @@
 //          [--threshold MS] [--runs N] [--trace OUT.json]
 import { writeFileSync } from 'node:fs';
 import { launch, openApp } from '../tests/e2e/helpers.mjs';
-import { dropAndTime, r1 } from './browser.mjs';
+import { dropAndTime, r1, threadNames, TIMELINE, traced } from './browser.mjs';
 
 const argv = process.argv.slice(2);
 const files = [];
@@ -25,8 +25,7 @@ if (!files.length) throw new Error('usage: node bench/trace_drop.mjs FILE... [--
 
 /** The main thread's RunTask events over `threshold` ms, with what they contain. */
 function longTasks(events) {
-  const names = new Map();
-  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  const names = threadNames(events);
   const main = events.filter((e) => e.ph === 'X' && /CrRendererMain/.test(names.get(`${e.pid}:${e.tid}`) || ''));
   const tasks = main.filter((e) => e.name === 'RunTask' && e.dur / 1000 > threshold);
   return tasks.map((t) => {
@@ -51,15 +50,9 @@ const browser = await launch();
 try {
   for (let run = 0; run < runs; run++) {
     const { page, context } = await openApp(browser);
-    const cdp = await context.newCDPSession(page);
-    const events = [];
-    cdp.on('Tracing.dataCollected', (d) => events.push(...d.value));
-    const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-    await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8.execute,disabled-by-default-devtools.timeline,v8,disabled-by-default-v8.gc,blink.user_timing', transferMode: 'ReportEvents' });
-    const d = await dropAndTime(page, files);
-    await cdp.send('Tracing.end');
-    await done;
-    await cdp.detach();
+    // with V8's compilations and collections, which can lengthen a task
+    const { result: d, events } = await traced(context, page, () => dropAndTime(page, files),
+      `${TIMELINE},v8,disabled-by-default-v8.gc`);
     console.log(`run ${run + 1}: drop → first diagram ${r1(d.dropToFirstDiagram)} ms; long tasks (observer) ${d.longtasks.map((e) => r1(e.duration)).join(', ') || 'none'}`);
     for (const t of longTasks(events)) console.log(`  task ${t.ms} ms: ${JSON.stringify(t.kinds)}\n    ${t.calls.join('\n    ')}`);
     if (out) writeFileSync(out.replace(/(\.json)?$/, `.${run + 1}.json`), JSON.stringify(events));

@@ -9,7 +9,7 @@
 // (default keys: End, then N - 1 ArrowLeft)
 import { writeFileSync } from 'node:fs';
 import { launch, openApp } from '../tests/e2e/helpers.mjs';
-import { dropAndTime, installSliderProbe, keyStep, r1 } from './browser.mjs';
+import { dropAndTime, installSliderProbe, keyStep, r1, threadNames, traced } from './browser.mjs';
 
 const argv = process.argv.slice(2);
 const files = [];
@@ -26,8 +26,7 @@ if (!files.length) throw new Error('usage: node bench/trace_step.mjs FILE... [--
 
 /** Sums complete events (ph X) of the named kinds on each thread within [t0, t1] µs. */
 function breakdown(events, t0, t1) {
-  const names = new Map();
-  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  const names = threadNames(events);
   const kinds = ['RunTask', 'FunctionCall', 'v8.callFunction', 'ParseHTML', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'RasterTask', 'HitTest'];
   const sums = {};
   for (const e of events) {
@@ -49,15 +48,7 @@ try {
   await installSliderProbe(page);
   await page.locator('#m-slider').focus();
   for (const key of keys || ['End', ...Array(steps - 1).fill('ArrowLeft')]) {
-    const cdp = await context.newCDPSession(page);
-    const events = [];
-    cdp.on('Tracing.dataCollected', (d) => events.push(...d.value));
-    const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-    await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8.execute,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
-    const r = await keyStep(page, key);
-    await cdp.send('Tracing.end');
-    await done;
-    await cdp.detach();
+    const { result: r, events } = await traced(context, page, () => keyStep(page, key));
     const xs = events.filter((e) => e.ph === 'X' && e.name === 'RunTask');
     const t0 = Math.min(...xs.map((e) => e.ts));
     const t1 = Math.max(...xs.map((e) => e.ts + e.dur));
