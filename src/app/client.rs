@@ -2,7 +2,7 @@
 //! `BroadcastChannel` it answers on, `proto::ANSWER_CHANNEL_PREFIX`), waits for its
 //! handshake, numbers requests, drops stale generations, maps answers to signals,
 //! turns a worker crash into a restart offer, and counts what is pending for the
-//! `window.calibscopeIdle()` hook.
+//! `window.calibscopeIdle()` hook (installed by `super::idle`).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -12,7 +12,7 @@ use calibscope_app::labs::{LabAnswer, LabRequest};
 use calibscope_app::proto::{
     FromWorker, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, PROTOCOL,
 };
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Object, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -85,7 +85,7 @@ fn store() -> Store {
 pub fn start(store: Store) {
     CLIENT.with(|c| c.borrow_mut().store = Some(store));
     spawn_worker();
-    install_idle_hook();
+    super::idle::install_hooks();
 }
 
 fn spawn_worker() {
@@ -568,7 +568,7 @@ fn handle(msg: FromWorker) {
 }
 
 /// Whether no request, fetch or worker start is pending.
-fn idle_now() -> bool {
+pub(super) fn idle_now() -> bool {
     let (pending, busy, ready, has_worker) = CLIENT.with(|c| {
         let c = c.borrow();
         (c.pending.len(), c.busy, c.ready, c.worker.is_some())
@@ -576,41 +576,6 @@ fn idle_now() -> bool {
     let status = store().status.get_untracked();
     let starting = has_worker && !ready && matches!(status, Status::Starting);
     pending == 0 && busy == 0 && !starting
-}
-
-fn wait_idle(resolve: Function, quiet: u32) {
-    request_animation_frame(move || {
-        if idle_now() {
-            if quiet >= 1 {
-                let _ = resolve.call0(&JsValue::NULL);
-            } else {
-                wait_idle(resolve, quiet + 1);
-            }
-        } else {
-            wait_idle(resolve, 0);
-        }
-    });
-}
-
-fn install_idle_hook() {
-    let hook = Closure::<dyn Fn() -> Promise>::new(|| {
-        Promise::new(&mut |resolve, _reject| wait_idle(resolve, 0))
-    });
-    expose("calibscopeIdle", hook.as_ref());
-    hook.forget();
-    for (name, f) in [
-        ("calibscopeDebugPanic", debug_panic as fn()),
-        ("calibscopeDebugOutOfMemory", debug_out_of_memory),
-    ] {
-        let hook = Closure::<dyn Fn()>::new(f);
-        expose(name, hook.as_ref());
-        hook.forget();
-    }
-}
-
-/// Sets `window[name]` to a function (the hooks tests and scripts call).
-fn expose(name: &str, function: &JsValue) {
-    let _ = Reflect::set(&window(), &name.into(), function.unchecked_ref());
 }
 
 /// The pending count (for tests of the hook itself).

@@ -10,6 +10,7 @@ mod flips;
 mod flips_chart;
 mod flips_export;
 mod flips_state;
+mod idle;
 mod lab_beyond;
 mod lab_truth;
 mod lab_ui;

@@ -1,5 +1,6 @@
 #![allow(dead_code)]
 pub mod build;
+pub mod inline;
 use std::path::PathBuf;
 
 /// `shared/` (fixtures): `$CALIBSCOPE_SHARED`, else the repository root's sibling.
