@@ -21,6 +21,7 @@ mod overview;
 mod panels;
 mod recal;
 mod recal_chart;
+mod recal_fitted;
 mod recal_ledger;
 mod recal_views;
 mod share;
