@@ -45,6 +45,7 @@ pub mod mapping;
 mod npy;
 mod npz;
 mod num;
+mod pages;
 mod request;
 mod table;
 

@@ -7,6 +7,7 @@ use calibscope_core::{PredictionSet, Scores, Source, Values};
 use crate::error::{Location, Sink};
 use crate::mapping::{Col, Plan, PlanScores, SourceChoice};
 use crate::num::{fmt_num, parse_f64, LabelReader};
+use crate::pages::prefer_huge_pages;
 use crate::{Dataset, ErrorCode, Format, Ids, ParseErrors};
 
 mod finish;
@@ -220,6 +221,9 @@ impl TableBuilder {
         if matches!(self.plan.scores, PlanScores::TopLabel { .. }) {
             m.pred.reserve_exact(rows);
         }
+        prefer_huge_pages(&mut m.labels);
+        prefer_huge_pages(&mut m.values);
+        prefer_huge_pages(&mut m.pred);
     }
 
     fn loc(&self, row: u64, line: Option<u64>, field: usize) -> Location {

@@ -5,12 +5,15 @@
 
 use super::{IdBuf, ModelBuf, TableBuilder};
 use crate::error::Location;
+use crate::pages::prefer_huge_pages;
 
 /// Appends `b` to `a` (moves it when `a` is empty).
 fn join<T: Copy>(a: &mut Vec<T>, b: Vec<T>) {
     if a.is_empty() && a.capacity() < b.len() {
         *a = b;
     } else {
+        a.reserve(b.len());
+        prefer_huge_pages(a);
         a.extend_from_slice(&b);
     }
 }
