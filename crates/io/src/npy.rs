@@ -7,7 +7,7 @@ use calibscope_core::{PredictionSet, Scores, Source, Values};
 use crate::error::{Location, Sink};
 use crate::mapping::{plan, Col, PlanScores, SourceChoice};
 use crate::num::{fmt_num, ClassKind, MAX_CLASS, MAX_TOPLABEL_CLASS};
-use crate::pages::prefer_huge_pages;
+use crate::pages::reserve_exact_on_huge_pages;
 use crate::{Dataset, ErrorCode, Format, Ids, Options, ParseError, ParseErrors};
 
 mod assembly;
@@ -42,18 +42,9 @@ impl Column {
     }
     fn reserve(&mut self, n: usize) {
         match self {
-            Column::F32(v) => {
-                v.reserve_exact(n);
-                prefer_huge_pages(v);
-            }
-            Column::F64(v) => {
-                v.reserve_exact(n);
-                prefer_huge_pages(v);
-            }
-            Column::Int(v) => {
-                v.reserve_exact(n);
-                prefer_huge_pages(v);
-            }
+            Column::F32(v) => reserve_exact_on_huge_pages(v, n),
+            Column::F64(v) => reserve_exact_on_huge_pages(v, n),
+            Column::Int(v) => reserve_exact_on_huge_pages(v, n),
         }
     }
     fn into_values(self) -> Values {

@@ -34,9 +34,18 @@ pub(crate) fn prefer_huge_pages<T>(v: &mut Vec<T>) {
     let _ = v;
 }
 
+/// Reserves room for exactly `additional` more elements in `v`
+/// ([`Vec::reserve_exact`]), asking for huge pages for that room
+/// ([`prefer_huge_pages`]): for a buffer whose final size is known (or estimated)
+/// before it is written.
+pub(crate) fn reserve_exact_on_huge_pages<T>(v: &mut Vec<T>, additional: usize) {
+    v.reserve_exact(additional);
+    prefer_huge_pages(v);
+}
+
 #[cfg(test)]
 mod tests {
-    use super::prefer_huge_pages;
+    use super::{prefer_huge_pages, reserve_exact_on_huge_pages};
 
     #[test]
     fn contents_and_capacity_stay() {
@@ -49,6 +58,16 @@ mod tests {
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
             v.extend(0..1000);
             assert_eq!(v.len(), len + 1000);
+        }
+    }
+
+    #[test]
+    fn reserving_keeps_contents_and_gives_the_room() {
+        for (len, more) in [(0, 0), (5, 0), (3, 10), (1000, 3 << 20)] {
+            let mut v: Vec<u64> = (0..len as u64).collect();
+            reserve_exact_on_huge_pages(&mut v, more);
+            assert!(v.capacity() >= len + more);
+            assert!(v.iter().enumerate().all(|(i, &x)| x == i as u64));
         }
     }
 

@@ -7,7 +7,7 @@ use calibscope_core::{PredictionSet, Scores, Source, Values};
 use crate::error::{Location, Sink};
 use crate::mapping::{Col, Plan, PlanScores, SourceChoice};
 use crate::num::{fmt_num, parse_f64, LabelReader};
-use crate::pages::prefer_huge_pages;
+use crate::pages::reserve_exact_on_huge_pages;
 use crate::{Dataset, ErrorCode, Format, Ids, ParseErrors};
 
 mod finish;
@@ -216,14 +216,11 @@ impl TableBuilder {
         self.reserved = true;
         let rows = rows.min(1 << 34) as usize;
         let m = &mut self.models[0];
-        m.labels.reserve_exact(rows);
-        m.values.reserve_exact(rows.saturating_mul(self.width));
+        reserve_exact_on_huge_pages(&mut m.labels, rows);
+        reserve_exact_on_huge_pages(&mut m.values, rows.saturating_mul(self.width));
         if matches!(self.plan.scores, PlanScores::TopLabel { .. }) {
-            m.pred.reserve_exact(rows);
+            reserve_exact_on_huge_pages(&mut m.pred, rows);
         }
-        prefer_huge_pages(&mut m.labels);
-        prefer_huge_pages(&mut m.values);
-        prefer_huge_pages(&mut m.pred);
     }
 
     fn loc(&self, row: u64, line: Option<u64>, field: usize) -> Location {
