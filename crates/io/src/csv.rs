@@ -5,13 +5,15 @@ use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use crate::error::{Location, Sink};
 use crate::mapping::{plan, Col};
 use crate::num::parse_f64;
-use crate::table::TableBuilder;
+use crate::table::{rows_at_once, TableBuilder};
 use crate::{Dataset, ErrorCode, Format, Options, ParseErrors};
 
 #[cfg(not(target_family = "wasm"))]
 pub(crate) mod parallel;
 mod sniff;
 use sniff::sniff_delimiter;
+#[cfg(test)]
+mod rows_at_once_tests;
 
 /// A text table read as it arrives. Records without a quote (the common case) are
 /// split in place with `memchr` and parsed straight from the input; a record holding
@@ -245,6 +247,28 @@ impl CsvStream {
             }
             if let Some(t) = &mut self.table {
                 if t.fast && self.numeric {
+                    if let (Some(first), true) =
+                        (self.first_data_line, t.rows > 1024 && rows_at_once())
+                    {
+                        // many rows at once, past the row at which the columns are
+                        // reserved and within the cell limit: what `after_row` does
+                        // for each of them, done once (they are consecutive lines)
+                        let max_rows =
+                            (self.max_cells / t.width().max(1) as u64).saturating_sub(t.rows);
+                        let before = t.rows;
+                        let (rows, used) =
+                            t.fast_rows(&data[start..quote.min(n)], d, limit, max_rows);
+                        if rows > 0 {
+                            self.irregular |= self.line != first + before;
+                            self.line += rows;
+                            pos = start + used;
+                            // (as row by row: a record ends after its `\r`, the `\n`
+                            // of a CRLF is a blank line's)
+                            let crlf = data[pos - 2] == b'\r';
+                            self.consumed = base + (pos - crlf as usize) as u64;
+                            continue;
+                        }
+                    }
                     let before = t.rows;
                     if let Some(len) = t.fast_row(&data[start..quote.min(n)], d) {
                         let end = start + len;

@@ -10,6 +10,10 @@ use crate::num::{fmt_num, parse_f64, LabelReader};
 use crate::pages::reserve_exact_on_huge_pages;
 use crate::{Dataset, ErrorCode, Format, Ids, ParseErrors};
 
+mod fast;
+pub(crate) use fast::rows_at_once;
+#[cfg(test)]
+pub(crate) use fast::ROW_BY_ROW;
 mod finish;
 #[cfg(not(target_family = "wasm"))]
 mod merge;
@@ -188,14 +192,6 @@ impl TableBuilder {
         b
     }
 
-    /// Takes back the row [`TableBuilder::fast_row`] just added.
-    pub fn undo_row(&mut self) {
-        let m = &mut self.models[0];
-        m.labels.pop();
-        m.values.truncate(m.values.len() - self.width);
-        self.rows -= 1;
-    }
-
     /// Marks a row as already reported (its contract errors are not repeated).
     pub fn mark_bad(&mut self, row: u64) {
         if self.bad_rows.last() != Some(&row) {
@@ -261,94 +257,6 @@ impl TableBuilder {
         };
         self.last_model = i;
         i
-    }
-
-    /// The common record, read straight from the text: every field a plain
-    /// number (fast-float2's grammar, read by `decimal::parse_prefix_with`, nothing
-    /// around it), labels of at most 9 digits, then `\n` or `\r`. Returns the
-    /// position of that line break, or `None` (nothing read) when
-    /// [`TableBuilder::record`] must read the record: anything else, including every
-    /// error. `delimiter` is no digit, letter, sign, point, quote or line break.
-    #[inline]
-    pub fn fast_row(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            // SAFETY: SSSE3 is present.
-            return unsafe { self.fast_row_ssse3(data, delimiter) };
-        }
-        self.fast_row_with::<false>(data, delimiter)
-    }
-
-    /// [`TableBuilder::fast_row`] with the numbers read sixteen bytes at a time
-    /// (compiled for SSSE3, so the number reader is inlined).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "ssse3")]
-    fn fast_row_ssse3(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
-        self.fast_row_with::<true>(data, delimiter)
-    }
-
-    #[inline(always)]
-    fn fast_row_with<const VECTOR: bool>(&mut self, data: &[u8], delimiter: u8) -> Option<usize> {
-        let m = &mut self.models[0];
-        let base = m.values.len();
-        if !self.in_order {
-            m.values.resize(base + self.width, f64::NAN);
-        }
-        let mut pos = 0;
-        let mut label = 0u32;
-        let last = self.roles.len() - 1;
-        for (i, role) in self.roles.iter().enumerate() {
-            match *role {
-                Role::Score(slot) => {
-                    match crate::decimal::parse_prefix_with::<VECTOR>(&data[pos..]) {
-                        Some((v, n)) => {
-                            if self.in_order {
-                                m.values.push(v);
-                            } else {
-                                m.values[base + slot] = v;
-                            }
-                            pos += n;
-                        }
-                        None => break,
-                    }
-                }
-                Role::Label => {
-                    let digits = data[pos..]
-                        .iter()
-                        .take(10)
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                    if digits == 0 || digits > 9 {
-                        break;
-                    }
-                    let v = data[pos..pos + digits]
-                        .iter()
-                        .fold(0u64, |v, &b| v * 10 + (b - b'0') as u64);
-                    if v >= self.labels.limit {
-                        break;
-                    }
-                    label = v as u32;
-                    pos += digits;
-                }
-                _ => {
-                    pos += data[pos..]
-                        .iter()
-                        .position(|&b| b == delimiter || b == b'\n' || b == b'\r')
-                        .unwrap_or(data.len() - pos);
-                }
-            }
-            match data.get(pos) {
-                Some(&b) if i < last && b == delimiter => pos += 1,
-                Some(b'\n' | b'\r') if i == last => {
-                    m.labels.push(label);
-                    self.rows += 1;
-                    return Some(pos);
-                }
-                _ => break,
-            }
-        }
-        m.values.truncate(base);
-        None
     }
 
     /// One record: the fields are `buf[ends[i-1] + gap..ends[i]]` (the first one
