@@ -20,7 +20,9 @@ mod rows_at_once_tests;
 /// a `"` (and every record when the delimiter is a quote or a line break) goes
 /// through csv-core. A record cut by a slice boundary waits in `carry`.
 pub(crate) struct CsvStream {
-    rdr: Reader,
+    /// csv-core's reader, built when the first quoted record comes (see
+    /// [`core_reader`]).
+    rdr: Option<Reader>,
     out: Vec<u8>,
     ends: Vec<usize>,
     outlen: usize,
@@ -58,6 +60,20 @@ pub(crate) struct CsvStream {
     started: bool,
 }
 
+/// The reader in `slot`, built (for `delimiter`) on first use: building csv-core's
+/// DFA costs ~20 µs, which every part of a parallel read paid although few files
+/// hold a quote. (csv-core's `Reader::clone` does not copy the whole DFA, so a
+/// built reader cannot be shared by cloning.) csv-core strips a BOM from its
+/// first input; here a BOM is dealt with before (in `push`): a blank line marks
+/// the reader as started.
+fn core_reader(slot: &mut Option<Reader>, delimiter: u8) -> &mut Reader {
+    slot.get_or_insert_with(|| {
+        let mut rdr = ReaderBuilder::new().delimiter(delimiter).build();
+        rdr.read_record(b"\n", &mut [0; 64], &mut [0; 4]);
+        rdr
+    })
+}
+
 enum Stop {
     /// Every byte was used.
     End,
@@ -78,14 +94,10 @@ impl CsvStream {
                 (d, Some(why))
             }
         };
-        let mut rdr = ReaderBuilder::new().delimiter(delimiter).build();
-        let mut out = vec![0; 64 * 1024];
-        let mut ends = vec![0; 256];
-        // csv-core strips a BOM from its first input; here a BOM is dealt with
-        // before (below and in `push`): a blank line marks the reader as started
-        rdr.read_record(b"\n", &mut out, &mut ends);
+        let out = vec![0; 64 * 1024];
+        let ends = vec![0; 256];
         CsvStream {
-            rdr,
+            rdr: None,
             out,
             ends,
             outlen: 0,
@@ -175,7 +187,8 @@ impl CsvStream {
                         // a quote: csv-core reads the record from its start
                         let mut carry = std::mem::take(&mut self.carry);
                         self.carry_out = 0;
-                        self.core = Some((self.line, self.rdr.line()));
+                        self.core =
+                            Some((self.line, core_reader(&mut self.rdr, self.delimiter).line()));
                         let rest = self.push_core(&carry);
                         debug_assert!(rest.is_empty() || self.failed);
                         carry.clear();
@@ -198,7 +211,8 @@ impl CsvStream {
                 }
                 Stop::Quote(start) => {
                     self.consumed = base + start as u64;
-                    self.core = Some((self.line, self.rdr.line()));
+                    self.core =
+                        Some((self.line, core_reader(&mut self.rdr, self.delimiter).line()));
                     input = &input[start..];
                 }
             }
@@ -336,7 +350,7 @@ impl CsvStream {
             if input.is_empty() {
                 return input;
             }
-            let (res, nin, nout, nend) = self.rdr.read_record(
+            let (res, nin, nout, nend) = core_reader(&mut self.rdr, self.delimiter).read_record(
                 input,
                 &mut self.out[self.outlen..],
                 &mut self.ends[self.endlen..],
@@ -376,7 +390,7 @@ impl CsvStream {
         self.ends = ends;
         self.outlen = 0;
         self.endlen = 0;
-        self.line = line + (self.rdr.line() - rdr_line);
+        self.line = line + (core_reader(&mut self.rdr, self.delimiter).line() - rdr_line);
         self.core = None;
     }
 
@@ -567,7 +581,7 @@ impl CsvStream {
         let Some((line, rdr_line)) = self.core else {
             return;
         };
-        let (res, _, nout, nend) = self.rdr.read_record(
+        let (res, _, nout, nend) = core_reader(&mut self.rdr, self.delimiter).read_record(
             &[],
             &mut self.out[self.outlen..],
             &mut self.ends[self.endlen..],

@@ -8,6 +8,8 @@ use crate::error::Location;
 use crate::{Dataset, ErrorCode, Options, ParseError, ParseErrors, Parsed, Parser};
 
 const CHUNK: usize = 1 << 20;
+/// The first read of a file that may be read in parallel.
+const HEAD: usize = 64 << 10;
 
 fn display(path: &Path) -> String {
     path.file_name()
@@ -44,13 +46,21 @@ fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
     let mut p = Parser::new(display(path), opts);
     let mut buf = vec![0u8; CHUNK];
     let mut done = 0;
+    // a file that may be read in parallel: the other threads start once the header
+    // is read, so the first read is short
+    let mut want = if threads > 1 && size >= parallel::MIN_BYTES {
+        HEAD
+    } else {
+        CHUNK
+    };
     loop {
-        let n = f.read(&mut buf).map_err(|e| io_error(path, e))?;
+        let n = f.read(&mut buf[..want]).map_err(|e| io_error(path, e))?;
         if n == 0 || p.push(&buf[..n]).is_err() {
             break;
         }
         done += n as u64;
-        if done == n as u64 && parallel::eligible(&p, size, threads) {
+        want = CHUNK;
+        if parallel::eligible(&p, size, threads) {
             // the header is read: the rest in parallel
             let src = FileSource(path);
             let parts = parallel::parts(size, threads);

@@ -339,6 +339,45 @@ fn read_path_in_parallel() {
     std::fs::remove_file(&path).unwrap();
 }
 
+/// A header longer than the first read (here ~75 KB: 10,000 classes) is read to
+/// its end before the rest goes to the threads; the result is the serial read's.
+#[test]
+fn read_path_in_parallel_after_a_long_header() {
+    let k = 10_000;
+    let names: Vec<String> = (0..k).map(|j| format!("p_{j}")).collect();
+    let mut text = format!("label,{}\n", names.join(","));
+    assert!(text.len() > 64 << 10);
+    let mut row = 0;
+    while text.len() < 9 << 20 {
+        let label = row % k;
+        let cells: Vec<&str> = (0..k).map(|j| if j == label { "1" } else { "0" }).collect();
+        let bad = if row == 90 { "x" } else { "" };
+        text.push_str(&format!("{label}{bad},{}\n", cells.join(",")));
+        row += 1;
+    }
+    let path = std::env::temp_dir().join(format!("calibscope-wide-{}.csv", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let one = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let serial = format!("{:?}", read_path(&path, &one));
+    assert!(
+        serial.contains("row: Some(90)"),
+        "{}",
+        &serial[..300.min(serial.len())]
+    );
+    let two = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    assert!(
+        format!("{:?}", read_path(&path, &two)) == serial,
+        "2 threads"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
 /// Labels that mix names and integers: the error is reported once, at the first
 /// label of the later kind, and that row's contract errors are not repeated —
 /// wherever the cuts fall.
