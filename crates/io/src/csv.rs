@@ -417,17 +417,23 @@ impl CsvStream {
         let width = t.width() as u64;
         let mut over =
             crate::limits::over(t.rows, width, self.max_cells).then_some((t.rows, false));
-        if t.rows == 1024 && over.is_none() {
+        // the columns are reserved from an estimate of the rows to come: at row
+        // 1024, or before it once 64 Ki cells are read (a table of 10,000 classes
+        // may have fewer than 1024 rows); a file too large for the cell limit is
+        // refused from the estimate at row 1024 only
+        let cells = |rows: u64| rows.saturating_mul(width.max(1));
+        let early = t.rows < 1024 && cells(t.rows) >= 1 << 16 && cells(t.rows - 1) < 1 << 16;
+        if (t.rows == 1024 || early) && over.is_none() {
             if let Some(total) = self.size_hint {
-                let per_row = (self.consumed as f64 / 1025.0).max(1.0);
+                let per_row = (self.consumed as f64 / (t.rows + 1) as f64).max(1.0);
                 let rows = (total.saturating_sub(self.consumed) as f64 / per_row * 1.02) as u64;
                 // refused from the estimate (without the reserve's 2% margin),
                 // before the columns are reserved
                 let estimate = t.rows + (rows as f64 / 1.02) as u64;
-                if crate::limits::over(estimate, width, self.max_cells) {
-                    over = Some((estimate, true));
-                } else {
+                if !crate::limits::over(estimate, width, self.max_cells) {
                     t.reserve_rows(rows + 64);
+                } else if !early {
+                    over = Some((estimate, true));
                 }
             }
         }

@@ -149,7 +149,8 @@ pub(crate) struct LabelReader {
     pub kind: ClassKind,
     /// Number of classes when known (matrix / binary); `None` for top-label.
     pub k: Option<usize>,
-    pub names: Vec<String>,
+    /// (shared by the tables of a parallel read's parts)
+    pub names: std::sync::Arc<[String]>,
     pub saw_int: Option<u64>,
     pub saw_name: Option<u64>,
     pub mixed_reported: bool,
@@ -165,7 +166,7 @@ impl LabelReader {
         LabelReader {
             kind: ClassKind::from_names(names),
             k,
-            names: names.to_vec(),
+            names: names.into(),
             saw_int: None,
             saw_name: None,
             mixed_reported: false,

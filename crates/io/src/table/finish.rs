@@ -14,13 +14,15 @@ impl TableBuilder {
     ) -> Result<Dataset, ParseErrors> {
         let TableBuilder {
             cols,
-            mut plan,
+            plan,
             models,
             long,
             bad_rows,
             rows,
             ..
         } = self;
+        // (no copy once the parts of a parallel read are joined)
+        let mut plan = std::sync::Arc::unwrap_or_clone(plan);
         if rows == 0 {
             sink.push(
                 ErrorCode::HeaderOnly,
