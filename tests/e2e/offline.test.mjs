@@ -61,8 +61,10 @@ test('a new build is announced as an update', async () => {
   rmSync(portFile, { force: true });
   const server = spawn(path.join(repo, 'target/release/xtask'), ['serve', '--port', '0', '--port-file', portFile, '--dir', dir], { stdio: 'ignore' });
   try {
-    for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-    const url = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}/`;
+    const port = () => (existsSync(portFile) ? readFileSync(portFile, 'utf8').trim() : '');
+    for (let i = 0; i < 200 && !/^\d+$/.test(port()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(port(), /^\d+$/, 'the second server writes its port');
+    const url = `http://127.0.0.1:${port()}/`;
     const context = await browser.newContext();
     const first = await visit(context, url);
     // a page served from the cache finds nothing new

@@ -300,7 +300,10 @@ fn serve(args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     if let Some(f) = flag_value(args, "--port-file") {
-        std::fs::write(&f, format!("{port}\n")).map_err(|e| format!("{f}: {e}"))?;
+        // written aside, then renamed: a reader never sees the file empty
+        let aside = format!("{f}.{}", std::process::id());
+        std::fs::write(&aside, format!("{port}\n")).map_err(|e| format!("{aside}: {e}"))?;
+        std::fs::rename(&aside, &f).map_err(|e| format!("{f}: {e}"))?;
     }
     eprintln!(
         "== serving {} on http://127.0.0.1:{port}/ (Ctrl-C to stop)",
