@@ -267,8 +267,8 @@ impl CsvStream {
                         // many rows at once, past the row at which the columns are
                         // reserved and within the cell limit: what `after_row` does
                         // for each of them, done once (they are consecutive lines)
-                        let max_rows =
-                            (self.max_cells / t.width().max(1) as u64).saturating_sub(t.rows);
+                        let max_rows = crate::limits::rows_within(t.width() as u64, self.max_cells)
+                            .saturating_sub(t.rows);
                         let before = t.rows;
                         let (rows, used) =
                             t.fast_rows(&data[start..quote.min(n)], d, limit, max_rows);
@@ -421,7 +421,7 @@ impl CsvStream {
         // 1024, or before it once 64 Ki cells are read (a table of 10,000 classes
         // may have fewer than 1024 rows); a file too large for the cell limit is
         // refused from the estimate at row 1024 only
-        let cells = |rows: u64| rows.saturating_mul(width.max(1));
+        let cells = |rows: u64| crate::limits::cells(rows, width);
         let early = t.rows < 1024 && cells(t.rows) >= 1 << 16 && cells(t.rows - 1) < 1 << 16;
         if (t.rows == 1024 || early) && over.is_none() {
             if let Some(total) = self.size_hint {

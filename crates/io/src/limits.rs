@@ -69,14 +69,38 @@ pub fn too_many_cells(cells: u64, limit: u64, estimated: bool) -> String {
     )
 }
 
+/// The cells of `rows` rows of `columns` score columns (at least one), saturating.
+pub fn cells(rows: u64, columns: u64) -> u64 {
+    rows.saturating_mul(columns.max(1))
+}
+
 /// Whether `rows × columns` passes `limit`.
 pub fn over(rows: u64, columns: u64, limit: u64) -> bool {
-    rows.saturating_mul(columns.max(1)) > limit
+    cells(rows, columns) > limit
+}
+
+/// The most rows of `columns` score columns that `limit` allows: the largest
+/// `rows` for which [`over`] is false.
+pub fn rows_within(columns: u64, limit: u64) -> u64 {
+    limit / columns.max(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_within_is_the_last_row_not_over() {
+        for (columns, limit) in [(1, 10), (3, 10), (10_000, 65_536), (0, 7), (7, u64::MAX)] {
+            let r = rows_within(columns, limit);
+            assert!(!over(r, columns, limit), "{columns} {limit}");
+            // (no count of rows is over the largest limit: the cells saturate)
+            assert!(
+                limit == u64::MAX || over(r + 1, columns, limit),
+                "{columns} {limit}"
+            );
+        }
+    }
 
     #[test]
     fn sizes_read_well() {
