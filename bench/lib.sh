@@ -18,8 +18,8 @@ bench_runs() {
 # bench_dist: the optimised app (`cargo xtask dist`) when dist/ is older than the
 # sources; playwright-core.
 bench_dist() {
-  if [ ! -f dist/app_bg.wasm ] || [ ! -f dist/worker_bg.wasm ] \
-    || [ -n "$(find src index.html style assets crates Cargo.toml Cargo.lock -newer dist/worker_bg.wasm -type f -print -quit)" ]; then
+  if [ ! -f dist/app_bg.wasm ] \
+    || [ -n "$(find src index.html style assets crates Cargo.toml Cargo.lock -newer dist/app_bg.wasm -type f -print -quit)" ]; then
     cargo xtask dist
   fi
   [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund

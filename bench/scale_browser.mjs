@@ -74,7 +74,7 @@ async function wasmBytes(page) {
   for (const w of page.workers()) {
     const b = await w.evaluate(() => {
       // wasm-bindgen's no-modules glue keeps the instance's exports on `wasm_bindgen`
-      // set by the worker's start() (src/bin/worker.rs)
+      // set by the worker's start() (src/worker.rs)
       return self.__calibscopeWasmMemory?.buffer.byteLength ?? null;
     }).catch(() => null);
     if (b) return b;

@@ -1,5 +1,5 @@
-//! calibscope in the browser: what the page (src/main.rs) and the worker
-//! (src/bin/worker.rs) share, free of browser types so it is tested natively.
+//! calibscope in the browser: what the page (src/app/) and the worker
+//! (src/worker.rs) share, free of browser types so it is tested natively.
 //!
 //! - [`proto`]: the worker protocol (handshake, request ids, generations, error codes);
 //! - [`engine`]: the worker's data set, readings and answers (core + io + audit);

@@ -1,12 +1,12 @@
 //! `cargo xtask`: builds the web app into `dist/` and serves it.
 //!
-//! - `cargo xtask dist [--no-opt] [--names]`: `cargo build` of the page and the worker for
-//!   wasm32-unknown-unknown (the page with profile `wasm-release`, small; the worker
-//!   with `wasm-worker`, fast), wasm-bindgen (this crate links
+//! - `cargo xtask dist [--no-opt] [--names]`: `cargo build` of the app's one wasm
+//!   module (the page and the worker load the same `app_bg.wasm`) for
+//!   wasm32-unknown-unknown with profile `wasm-release` (small code, except the
+//!   worker's hot crates) and 128-bit SIMD, wasm-bindgen (this crate links
 //!   `wasm-bindgen-cli-support` at exactly the version of Cargo.lock, so no CLI has
-//!   to be installed), `wasm-opt` (`-Oz` page, `-O3` worker) from the project-local
-//!   npm `binaryen` (never a system one: Debian's binaryen 108 silently breaks the
-//!   module), then the static
+//!   to be installed), `wasm-opt` from the project-local npm `binaryen` (never a
+//!   system one: Debian's binaryen 108 silently breaks the module), then the static
 //!   files. Prints and writes `dist/sizes.json` (raw and gzip sizes of the wasm),
 //!   then `dist/precache.json` (every built file with its SHA-256, and a cache name
 //!   derived from them) for the service worker `sw.js`. `--names` keeps the wasm
@@ -20,9 +20,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-/// The worker's extra compiler flags (a `cargo --config` value).
-const WORKER_RUSTFLAGS: &str =
-    r#"target.wasm32-unknown-unknown.rustflags=["-C", "target-feature=+simd128"]"#;
+/// The app's binary (src/main.rs: the page and, in src/worker.rs, the worker).
+const BIN: &str = "calibscope-app";
+/// Its cargo profile (Cargo.toml: opt-level "z", the worker's hot crates at 3).
+const PROFILE: &str = "wasm-release";
+/// The module's name in `dist/`: `app.js` and `app_bg.wasm`.
+const MODULE: &str = "app";
+/// wasm-opt's level: for size (the hot crates' speed is LLVM's opt-level 3; see
+/// BENCHMARKS.md, "Session 13").
+const WASM_OPT_LEVEL: &str = "-Oz";
 
 /// The binaryen version wasm-opt must have (npm `binaryen@132.0.0`).
 const WASM_OPT_VERSION: &str = "version 132";
@@ -78,33 +84,19 @@ fn dist(args: &[String]) -> Result<(), String> {
     let out = root.join("dist");
     let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    // the page for size, the worker (all the maths) for speed
-    let builds = [
-        ("calibscope-app", "app", "wasm-release", "-Oz"),
-        ("worker", "worker", "wasm-worker", "-O3"),
-    ];
-    for (bin, _, profile, _) in builds {
-        eprintln!("== cargo build {bin} (wasm32-unknown-unknown, profile {profile})");
-        let mut build = Command::new(&cargo);
-        build.current_dir(&root).args([
-            "build",
-            "--locked",
-            "--profile",
-            profile,
-            "--target",
-            "wasm32-unknown-unknown",
-            "-p",
-            "calibscope-app",
-            "--bin",
-            bin,
-        ]);
-        if bin == "worker" {
-            // 128-bit SIMD for the worker's vectorised kernels (every browser
-            // since 2021 runs it); the page has no numeric loops that need it
-            build.args(["--config", WORKER_RUSTFLAGS]);
-        }
-        run(&mut build)?;
-    }
+    eprintln!("== cargo build {BIN} (wasm32-unknown-unknown, profile {PROFILE})");
+    run(Command::new(&cargo).current_dir(&root).args([
+        "build",
+        "--locked",
+        "--profile",
+        PROFILE,
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "calibscope-app",
+        "--bin",
+        BIN,
+    ]))?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
@@ -115,40 +107,38 @@ fn dist(args: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     // `--names`: keep the functions' names (for the browser's profiler)
     let keep_names = args.iter().any(|a| a == "--names");
-    for (bin, name, profile, _) in builds {
-        eprintln!("== wasm-bindgen {bin} -> dist/{name}.js");
-        let mut b = wasm_bindgen_cli_support::Bindgen::new();
-        b.input_path(target.join(profile).join(format!("{bin}.wasm")))
-            .out_name(name)
-            .typescript(false)
-            .remove_name_section(!keep_names)
-            .remove_producers_section(true);
-        b.web(true).map_err(|e| e.to_string())?;
-        b.generate(&out)
-            .map_err(|e| format!("wasm-bindgen {bin}: {e:#}"))?;
-    }
+    eprintln!("== wasm-bindgen {BIN} -> dist/{MODULE}.js");
+    let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
+    bindgen
+        .input_path(target.join(PROFILE).join(format!("{BIN}.wasm")))
+        .out_name(MODULE)
+        .typescript(false)
+        .remove_name_section(!keep_names)
+        .remove_producers_section(true);
+    bindgen.web(true).map_err(|e| e.to_string())?;
+    bindgen
+        .generate(&out)
+        .map_err(|e| format!("wasm-bindgen {BIN}: {e:#}"))?;
     let no_opt = args.iter().any(|a| a == "--no-opt");
     if !no_opt {
         let wasm_opt = wasm_opt(&root)?;
-        for (_, name, _, level) in builds {
-            let file = out.join(format!("{name}_bg.wasm"));
-            eprintln!("== wasm-opt {level} dist/{name}_bg.wasm");
-            run(Command::new(&wasm_opt)
-                .arg(&file)
-                .arg("-o")
-                .arg(&file)
-                .args(keep_names.then_some("--debuginfo"))
-                .args([
-                    level,
-                    "--enable-bulk-memory",
-                    "--enable-nontrapping-float-to-int",
-                    "--enable-sign-ext",
-                    "--enable-mutable-globals",
-                    "--enable-reference-types",
-                    "--enable-multivalue",
-                    "--enable-simd",
-                ]))?;
-        }
+        let file = out.join(format!("{MODULE}_bg.wasm"));
+        eprintln!("== wasm-opt {WASM_OPT_LEVEL} dist/{MODULE}_bg.wasm");
+        run(Command::new(&wasm_opt)
+            .arg(&file)
+            .arg("-o")
+            .arg(&file)
+            .args(keep_names.then_some("--debuginfo"))
+            .args([
+                WASM_OPT_LEVEL,
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+                "--enable-sign-ext",
+                "--enable-mutable-globals",
+                "--enable-reference-types",
+                "--enable-multivalue",
+                "--enable-simd",
+            ]))?;
     }
     copy(&root.join("index.html"), &out.join("index.html"))?;
     copy(&root.join("assets/favicon.svg"), &out.join("favicon.svg"))?;
@@ -157,24 +147,16 @@ fn dist(args: &[String]) -> Result<(), String> {
     }
     copy_dir(&root.join("style"), &out.join("style"))?;
     copy_dir(&root.join("assets/examples"), &out.join("assets/examples"))?;
-    let mut report = String::from("{\n");
-    let mut total_gz = 0usize;
-    for name in ["app", "worker"] {
-        let bytes =
-            std::fs::read(out.join(format!("{name}_bg.wasm"))).map_err(|e| e.to_string())?;
-        let gz = gzip_size(&bytes);
-        total_gz += gz;
-        eprintln!(
-            "   {name}_bg.wasm: {} bytes, {} bytes gzipped",
-            bytes.len(),
-            gz
-        );
-        report.push_str(&format!(
-            "  \"{name}\": {{\"bytes\": {}, \"gzip\": {gz}}},\n",
-            bytes.len()
-        ));
-    }
-    report.push_str(&format!("  \"total_gzip\": {total_gz}\n}}\n"));
+    let bytes = std::fs::read(out.join(format!("{MODULE}_bg.wasm"))).map_err(|e| e.to_string())?;
+    let total_gz = gzip_size(&bytes);
+    eprintln!(
+        "   {MODULE}_bg.wasm: {} bytes, {total_gz} bytes gzipped",
+        bytes.len()
+    );
+    let report = format!(
+        "{{\n  \"{MODULE}\": {{\"bytes\": {}, \"gzip\": {total_gz}}},\n  \"total_gzip\": {total_gz}\n}}\n",
+        bytes.len()
+    );
     std::fs::write(out.join("sizes.json"), report).map_err(|e| e.to_string())?;
     let precache = precache_json(&out)?;
     std::fs::write(out.join("precache.json"), precache).map_err(|e| e.to_string())?;
