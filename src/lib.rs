@@ -5,6 +5,9 @@
 //! - [`engine`]: the worker's data set, readings and answers (core + io + audit);
 //! - [`numfmt`]: how numbers are shown and written into `data-value`.
 
+/// The page's views (Leptos), browser only.
+#[cfg(target_arch = "wasm32")]
+pub mod app;
 pub mod engine;
 pub mod flips;
 pub mod labs;
@@ -17,6 +20,9 @@ pub mod slider;
 pub mod table_rows;
 pub mod table_window;
 pub mod text;
+/// The Web Worker's message loop, browser only.
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
 
 /// The fixtures' comparison rules (the audit tests' own code), for the engine's
 /// fixture tests.

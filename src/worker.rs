@@ -8,17 +8,17 @@
 //! `proto::ANSWER_CHANNEL_PREFIX`), or by `postMessage` without one (and for panics).
 //! The data set never leaves the worker.
 //!
-//! This is a module of the page's own binary: the page and the worker load the same
-//! wasm (`dist/app_bg.wasm`), so the code both use (std, serde_json, the protocol,
-//! the share codec, the allocator) is downloaded and compiled once. `main` mounts the
-//! page only where there is a `window`; `worker_loader.js` calls [`worker_start`].
+//! The page and the worker load the same wasm (`dist/app_bg.wasm`, the binary of
+//! crates/web), so the code both use (std, serde_json, the protocol, the share
+//! codec, the allocator) is downloaded and compiled once. Its `main` mounts the page
+//! only where there is a `window`; `worker_loader.js` calls [`worker_start`].
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use calibscope_app::engine::{self, record, Session};
-use calibscope_app::proto::{
+use crate::engine::{self, record, Session};
+use crate::proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
     PROTOCOL,
 };
@@ -34,8 +34,8 @@ use web_sys::{BroadcastChannel, DedicatedWorkerGlobalScope, File, FileReaderSync
 static IN_WORKER: AtomicBool = AtomicBool::new(false);
 
 /// Runs the worker: installs the message handler and posts the `Ready` handshake.
-/// Called once by `worker_loader.js` after the module is instantiated.
-#[wasm_bindgen(js_name = workerStart)]
+/// Called once by `worker_loader.js` (through the binary's export `workerStart`)
+/// after the module is instantiated.
 pub fn worker_start() {
     IN_WORKER.store(true, Ordering::Relaxed);
     start();
@@ -287,7 +287,7 @@ fn on_message(event: MessageEvent) {
                     post(&FromWorker::LabProgress { id, done, total });
                 }
             };
-            post(&match calibscope_app::labs::run(&request, &mut progress) {
+            post(&match crate::labs::run(&request, &mut progress) {
                 Ok(answer) => FromWorker::LabResult { id, answer },
                 Err(message) => engine::worker_error(id, codes::BAD_PARAMETERS, message),
             });

@@ -37,7 +37,7 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
   || rustup target add wasm32-unknown-unknown
 
 step "lints (the page and the worker, wasm32)"
-cargo clippy -p calibscope-app --no-deps --target wasm32-unknown-unknown --profile wasm-release --bins --locked -- -D warnings
+cargo clippy -p calibscope-app -p calibscope-web --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
 
 step "browser: Debian chromium"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

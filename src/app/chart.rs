@@ -3,7 +3,7 @@
 //! reports share. The SVG is put into the page as markup; its colours are restyled
 //! by CSS for the dark theme.
 
-use calibscope_app::proto::Row;
+use crate::proto::Row;
 // the drawing helpers and colours, for this module's charts; the public API
 #[allow(unused_imports)]
 use calibscope_charts::{hex, path, BAR, GAP, MAIN_H, POINT, STRIP, WHISKER};

@@ -8,10 +8,8 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use calibscope_app::labs::{LabAnswer, LabRequest};
-use calibscope_app::proto::{
-    FromWorker, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, PROTOCOL,
-};
+use crate::labs::{LabAnswer, LabRequest};
+use crate::proto::{FromWorker, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, PROTOCOL};
 use js_sys::{Array, Object, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -313,7 +311,7 @@ pub fn compute(model: usize, reading: String, binning: String, m: usize) {
 
 /// Sends a ranking-flips question; returns its generation (its id): the view keeps
 /// only the latest generation's answer of each kind.
-pub fn flips(request: calibscope_app::flips::FlipsRequest) -> u64 {
+pub fn flips(request: crate::flips::FlipsRequest) -> u64 {
     let id = next_id();
     send(
         &ToWorker::Flips {

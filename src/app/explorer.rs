@@ -1,10 +1,10 @@
 //! The reliability explorer: the diagram with its slider, reading and binning
 //! controls, the ECE family at the chosen bins and the reliability table.
 
-use calibscope_app::numfmt::{count, data_value, display};
-use calibscope_app::proto::{Row, Summary};
-use calibscope_app::table_window::{row_window, ROW_PX};
-use calibscope_app::{slider, table_rows, text};
+use crate::numfmt::{count, data_value, display};
+use crate::proto::{Row, Summary};
+use crate::table_window::{row_window, ROW_PX};
+use crate::{slider, table_rows, text};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

@@ -2,10 +2,10 @@
 //! count for every model, the ranking at the slider's bin count against a pinned
 //! reference with its flips, the Spearman matrices of every metric over a set of
 //! bin counts, and why binned ECE flips while the truthful errors do not. The
-//! `data-metric` paths are documented in `calibscope_app::flips`.
+//! `data-metric` paths are documented in `crate::flips`.
 
-use calibscope_app::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMatrix};
-use calibscope_app::slider;
+use crate::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMatrix};
+use crate::slider;
 use leptos::prelude::*;
 
 use super::flips_chart;

@@ -5,7 +5,7 @@
 //! slider step does not redraw the chart). Under it, the metric's Spearman against
 //! the classification error at every m, on the same axis.
 
-use calibscope_app::flips::FlipsCurve;
+use crate::flips::FlipsCurve;
 use leptos::prelude::*;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -137,7 +137,7 @@ where
         .x_labels(8)
         .y_labels(6)
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| calibscope_app::numfmt::display(Some(*v)))
+        .y_label_formatter(&|v| crate::numfmt::display(Some(*v)))
         .bold_line_style(BLACK.mix(0.12))
         .light_line_style(TRANSPARENT)
         .axis_desc_style(("sans-serif", 15))

@@ -2,8 +2,8 @@
 //! CSV, the chart as SVG or PNG. Files are made in the page (Blob + object URL, the
 //! PNG by drawing the SVG into a canvas): nothing leaves the origin.
 
-use calibscope_app::flips::{FlipsMatrices, FlipsRanking};
-use calibscope_app::numfmt::data_value;
+use crate::flips::{FlipsMatrices, FlipsRanking};
+use crate::numfmt::data_value;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

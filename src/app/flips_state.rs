@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use calibscope_app::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
+use crate::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
 use leptos::prelude::*;
 
 use super::store::{Store, View};

@@ -11,7 +11,7 @@
 //! ten-distribution table: means and the paper's values, keys as in `paper`),
 //! `lab.beyond.counter.<ece|one_over_n|csr|sigma_csr|p_risk|cwa|delta|flat>`.
 
-use calibscope_app::labs::{LabAnswer, LabRequest, Risk};
+use crate::labs::{LabAnswer, LabRequest, Risk};
 use calibscope_core::synth::{Distribution, Mode};
 use leptos::prelude::*;
 

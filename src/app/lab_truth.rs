@@ -8,7 +8,7 @@
 //! (strategies `honest`, `uniform`, `temperature`, `coarse`), `lab.truth.share`,
 //! `lab.truth.exact.<truthful|constant>.<n>` and `lab.truth.exact.sim.<truthful|constant|binned>.<n>.mean|se`.
 
-use calibscope_app::labs::{LabAnswer, LabRequest};
+use crate::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
 
 use super::lab_ui::{self, chart, choice, mc, num, number, Axis, Call};
@@ -107,7 +107,7 @@ pub(super) fn truth_table(call: Call) -> impl IntoView {
         let Some(LabAnswer::Truth { rows, share, reps }) = call.answer.get() else {
             return view! { <p class="status">"computing…"</p> }.into_any();
         };
-        let best = |f: fn(&calibscope_app::labs::TruthRow) -> f64| {
+        let best = |f: fn(&crate::labs::TruthRow) -> f64| {
             rows.iter()
                 .min_by(|a, b| f(a).total_cmp(&f(b)))
                 .map(|r| r.key.clone())
@@ -117,7 +117,7 @@ pub(super) fn truth_table(call: Call) -> impl IntoView {
         let best_corr = best(|r| r.expected_confce_corr);
         let (attr_plain, attr_corr) = (best_plain.clone(), best_corr.clone());
         // the source's comparison: honest against uniform
-        let pick = |f: fn(&calibscope_app::labs::TruthRow) -> f64| {
+        let pick = |f: fn(&crate::labs::TruthRow) -> f64| {
             let by = |k: &str| rows.iter().find(|r| r.key == k).map(f).unwrap_or(f64::NAN);
             if by("uniform") < by("honest") {
                 "the uniform report"
@@ -187,7 +187,7 @@ fn exact_conditioning() -> impl IntoView {
         let Some(LabAnswer::ExactConditioning { points }) = call.answer.get() else {
             return String::new();
         };
-        let pick = |f: fn(&calibscope_app::labs::EcPoint) -> f64| {
+        let pick = |f: fn(&crate::labs::EcPoint) -> f64| {
             points
                 .iter()
                 .map(|p| (p.n as f64, f(p)))

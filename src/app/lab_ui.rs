@@ -3,7 +3,7 @@
 //! `data-metric` paths, and small hand-drawn SVG charts (classes only, styled by
 //! CSS for both themes).
 
-use calibscope_app::labs::{LabAnswer, LabRequest};
+use crate::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
 
 use super::client::{self, LabEvent};

@@ -8,8 +8,8 @@
 //! `learn.noise.ece.mean|se`, `learn.temperature.<tau|nll_before|nll_after|auc_before|auc_after|acc_before|acc_after|ece_before|ece_after>`,
 //! and in steps 7 and 8 the labs' own paths (`lab.truth.*`, `lab.beyond.counter.*`).
 
-use calibscope_app::labs::{LabAnswer, LabRequest};
-use calibscope_app::proto::Row;
+use crate::labs::{LabAnswer, LabRequest};
+use crate::proto::Row;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

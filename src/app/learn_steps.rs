@@ -1,6 +1,6 @@
 //! Steps 6 to 8 of the Learn tour: temperature scaling, truthfulness, risk.
 
-use calibscope_app::labs::{LabAnswer, LabRequest};
+use crate::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
 
 use super::lab_ui::{num, number, Call};

@@ -2,7 +2,7 @@
 //! that read the files again with another mapping (every field of the CLI's
 //! mapping flags: the same [`MappingOverride`] type).
 
-use calibscope_app::proto::{MappingOverride, Summary};
+use crate::proto::{MappingOverride, Summary};
 use leptos::prelude::*;
 
 use super::client;

@@ -30,7 +30,7 @@ mod theme;
 mod verify;
 mod widgets;
 
-use calibscope_app::proto::MappingOverride;
+use crate::proto::MappingOverride;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

@@ -1,6 +1,6 @@
 //! The overview: one row per model with the headline metrics.
 
-use calibscope_app::text;
+use crate::text;
 use leptos::prelude::*;
 
 use super::store::Store;

@@ -1,6 +1,6 @@
 //! The status banner, the drop target, reading progress and the error panel.
 
-use calibscope_app::text;
+use crate::text;
 use leptos::prelude::*;
 use web_sys::HtmlInputElement;
 

@@ -15,8 +15,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use calibscope_app::numfmt::count;
-use calibscope_app::proto::{FromWorker, RecalTable, ToWorker};
+use crate::numfmt::count;
+use crate::proto::{FromWorker, RecalTable, ToWorker};
 use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;

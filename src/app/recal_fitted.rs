@@ -2,8 +2,8 @@
 //! fit (trace, verdict, τ curve), the ledger, the checks, the diagrams and maps,
 //! and the downloads, drawn from the worker's latest answer ([`Answer`]).
 
-use calibscope_app::numfmt::{data_value, display};
-use calibscope_app::slider;
+use crate::numfmt::{data_value, display};
+use crate::slider;
 use leptos::prelude::*;
 use serde_json::Value;
 

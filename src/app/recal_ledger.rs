@@ -6,9 +6,9 @@
 //! `recalibration.<method>.checks.<key>` and `recalibration.<set>.binned.<reading>.
 //! <binning>.<m>.<key>`).
 
-use calibscope_app::numfmt::{data_value, display};
-use calibscope_app::proto::RecalTable;
-use calibscope_app::text;
+use crate::numfmt::{data_value, display};
+use crate::proto::RecalTable;
+use crate::text;
 use leptos::prelude::*;
 use serde_json::Value;
 

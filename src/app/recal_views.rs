@@ -1,8 +1,8 @@
 //! The Recalibrate view's drawn parts: BEFORE/AFTER diagrams with their tables, the
 //! fitted maps and the worker's timing (from the worker's answers; no maths here).
 
-use calibscope_app::numfmt::{count, data_value, display};
-use calibscope_app::proto::Row;
+use crate::numfmt::{count, data_value, display};
+use crate::proto::Row;
 use leptos::prelude::*;
 use serde_json::Value;
 

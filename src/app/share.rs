@@ -16,8 +16,8 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use calibscope_app::proto::{MappingOverride, ToWorker};
-use calibscope_app::share_state::{self, DEFAULT_EXAMPLE};
+use crate::proto::{MappingOverride, ToWorker};
+use crate::share_state::{self, DEFAULT_EXAMPLE};
 use calibscope_audit::FlipsSettings;
 use calibscope_share::{
     decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,

@@ -1,6 +1,6 @@
 //! The page's state: signals shared by every view (provided as context).
 
-use calibscope_app::proto::{ErrorItem, Limits, Row, Summary};
+use crate::proto::{ErrorItem, Limits, Row, Summary};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 

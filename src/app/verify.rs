@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use calibscope_app::proto::{CheckItem, FromWorker, ToWorker};
+use crate::proto::{CheckItem, FromWorker, ToWorker};
 use leptos::prelude::*;
 use serde_json::Value;
 use web_sys::File;

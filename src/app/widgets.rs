@@ -1,8 +1,8 @@
 //! Small pieces every view uses: numbers with their `data-metric`/`data-value`,
 //! paths into the audit JSON, and headings with a one-line explanation.
 
-use calibscope_app::numfmt::{data_value, display};
-use calibscope_app::{slider, text};
+use crate::numfmt::{data_value, display};
+use crate::{slider, text};
 use leptos::prelude::*;
 use serde_json::Value;
 

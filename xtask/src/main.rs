@@ -1,7 +1,7 @@
 //! `cargo xtask`: builds the web app into `dist/` and serves it.
 //!
 //! - `cargo xtask dist [--no-opt] [--names]`: `cargo build` of the app's one wasm
-//!   module (the page and the worker load the same `app_bg.wasm`) for
+//!   module (crates/web; the page and the worker load the same `app_bg.wasm`) for
 //!   wasm32-unknown-unknown with profile `wasm-release` (small code, except the
 //!   worker's hot crates) and 128-bit SIMD, wasm-bindgen (this crate links
 //!   `wasm-bindgen-cli-support` at exactly the version of Cargo.lock, so no CLI has
@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-/// The app's binary (src/main.rs: the page and, in src/worker.rs, the worker).
-const BIN: &str = "calibscope-app";
+/// The app's binary (crates/web: the page and the worker).
+const BIN: &str = "calibscope-web";
 /// Its cargo profile (Cargo.toml: opt-level "z", the worker's hot crates at 3).
 const PROFILE: &str = "wasm-release";
 /// The module's name in `dist/`: `app.js` and `app_bg.wasm`.
@@ -93,7 +93,7 @@ fn dist(args: &[String]) -> Result<(), String> {
         "--target",
         "wasm32-unknown-unknown",
         "-p",
-        "calibscope-app",
+        BIN,
         "--bin",
         BIN,
     ]))?;
