@@ -1,5 +1,6 @@
 //! Arrays (structured fields, NumPy pairs, `.npz` members) assembled into datasets.
 
+use super::runs::{self, RunMember};
 use super::*;
 
 /// A column to assemble: a structured field, an npz member or one array of a pair.
@@ -9,14 +10,19 @@ pub(crate) struct ArrCol {
     pub origin: Option<String>,
     pub width: usize,
     pub rows: usize,
+    /// its values (empty while it is the member of a run)
     pub data: Column,
+    /// its place in a run of a structured array, while its values are in the run
+    pub run: Option<RunMember>,
 }
 
 pub(crate) fn array_cols(a: NpyArray, origin: Option<String>, name: Option<&str>) -> Vec<ArrCol> {
     let rows = a.rows();
+    let members = runs::members(a.runs, a.fields.len());
     a.fields
         .into_iter()
-        .map(|f| ArrCol {
+        .zip(members)
+        .map(|(f, run)| ArrCol {
             name: if f.name.is_empty() {
                 name.unwrap_or("").to_string()
             } else {
@@ -26,8 +32,50 @@ pub(crate) fn array_cols(a: NpyArray, origin: Option<String>, name: Option<&str>
             width: f.count.max(1),
             rows,
             data: f.data,
+            run,
         })
         .collect()
+}
+
+/// The row-major `n × parts.len()` matrix of columns of `n` values each: f32 when
+/// every column is, f64 otherwise.
+fn columns_as_matrix(parts: &[ArrCol], n: usize) -> Values {
+    let f32_parts: Vec<&[f32]> = parts
+        .iter()
+        .filter_map(|c| match &c.data {
+            Column::F32(x) => Some(&x[..n]),
+            _ => None,
+        })
+        .collect();
+    if f32_parts.len() == parts.len() {
+        return Values::F32(interleave(&f32_parts, n));
+    }
+    let mut v = Vec::with_capacity(n * parts.len());
+    for r in 0..n {
+        for c in parts {
+            v.push(c.data.get(r));
+        }
+    }
+    Values::F64(v)
+}
+
+/// The row-major `n × k` matrix of `k` columns of `n` values: row `r` is
+/// `columns[0][r], …, columns[k-1][r]`. Written a block of rows at a time, every
+/// column in turn, so that the block of the matrix stays in the cache.
+fn interleave(columns: &[&[f32]], n: usize) -> Vec<f32> {
+    const BLOCK: usize = 1024;
+    let k = columns.len();
+    let mut out = vec![0f32; n * k];
+    for (b, rows) in out.chunks_mut(BLOCK * k).enumerate() {
+        let start = b * BLOCK;
+        for (c, col) in columns.iter().enumerate() {
+            let src = &col[start..start + rows.len() / k];
+            for (dst, &x) in rows.iter_mut().skip(c).step_by(k).zip(src) {
+                *dst = x;
+            }
+        }
+    }
+    out
 }
 
 /// Builds a single-model dataset from typed columns.
@@ -55,6 +103,14 @@ pub(crate) fn assemble(
             return Err(sink.into_errors(None));
         }
     };
+    // a run of fields taken whole as the score matrix is used as it is; every other
+    // member of a run gets its own values
+    let mut cols = cols;
+    let whole_run = match &p.scores {
+        PlanScores::Matrix { cols: parts, .. } => runs::take_whole(&cols, parts),
+        _ => None,
+    };
+    runs::copy_out(&mut cols);
     let where_ = |c: &ArrCol| -> Location {
         let mut loc = Location::default();
         if member_loc {
@@ -233,25 +289,9 @@ pub(crate) fn assemble(
         PlanScores::Matrix { cols: idx, source } => {
             let k = idx.len();
             let parts: Vec<ArrCol> = idx.iter().map(|&i| slots[i].take().unwrap()).collect();
-            let all_f32 = parts.iter().all(|c| matches!(c.data, Column::F32(_)));
-            let values = if all_f32 {
-                let mut v = Vec::with_capacity(n * k);
-                for r in 0..n {
-                    for c in &parts {
-                        if let Column::F32(x) = &c.data {
-                            v.push(x[r]);
-                        }
-                    }
-                }
-                Values::F32(v)
-            } else {
-                let mut v = Vec::with_capacity(n * k);
-                for r in 0..n {
-                    for c in &parts {
-                        v.push(c.data.get(r));
-                    }
-                }
-                Values::F64(v)
+            let values = match whole_run {
+                Some(block) => block.into_values(),
+                None => columns_as_matrix(&parts, n),
             };
             (
                 PredictionSet {

@@ -178,7 +178,7 @@ fn parse_scalar(d: &str) -> Result<Scalar, String> {
     Ok(Scalar { kind, size, big })
 }
 
-fn empty_column(ty: Scalar) -> Column {
+pub(super) fn empty_column(ty: Scalar) -> Column {
     match (ty.kind, ty.size) {
         (Kind::F, 8) => Column::F64(Vec::new()),
         (Kind::F, _) => Column::F32(Vec::new()),
@@ -188,6 +188,8 @@ fn empty_column(ty: Scalar) -> Column {
 
 pub(super) struct Header {
     pub(super) fields: Vec<Field>,
+    /// runs of adjacent float fields decoded as blocks (structured arrays)
+    pub(super) runs: Vec<Run>,
     pub(super) shape: Vec<u64>,
     pub(super) fortran: bool,
     pub(super) structured: bool,
@@ -319,6 +321,7 @@ pub(super) fn interpret(lit: Lit) -> Result<Header, (ErrorCode, String)> {
                 }
             };
             return Ok(Header {
+                runs: float_runs(&fields),
                 fields,
                 shape,
                 fortran,
@@ -358,6 +361,7 @@ pub(super) fn interpret(lit: Lit) -> Result<Header, (ErrorCode, String)> {
     let record = fields[0].ty.size;
     Ok(Header {
         fields,
+        runs: Vec::new(),
         shape,
         fortran: fortran && width > 1,
         structured,
