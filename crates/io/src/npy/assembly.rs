@@ -103,14 +103,12 @@ pub(crate) fn assemble(
             return Err(sink.into_errors(None));
         }
     };
-    // a run of fields taken whole as the score matrix is used as it is; every other
-    // member of a run gets its own values
+    // a run of fields taken whole as the score matrix is used as it is
     let mut cols = cols;
     let whole_run = match &p.scores {
         PlanScores::Matrix { cols: parts, .. } => runs::take_whole(&cols, parts),
         _ => None,
     };
-    runs::copy_out(&mut cols);
     let where_ = |c: &ArrCol| -> Location {
         let mut loc = Location::default();
         if member_loc {
@@ -132,6 +130,8 @@ pub(crate) fn assemble(
         PlanScores::TopLabel { pred, conf } => used.extend([*pred, *conf]),
     }
     used.extend(p.id);
+    // every other member of a run that is used gets its own values
+    runs::copy_out(&mut cols, &used);
     for &i in &used {
         if cols[i].rows != n {
             sink.push(

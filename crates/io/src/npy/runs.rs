@@ -99,11 +99,15 @@ pub(super) fn take_whole(cols: &[ArrCol], parts: &[usize]) -> Option<Column> {
     }
 }
 
-/// Gives every run member whose block is still there its own values (a strided
-/// copy out of the block), so that it reads like any other column.
-pub(super) fn copy_out(cols: &mut [ArrCol]) {
-    for c in cols.iter_mut() {
+/// Gives the members of runs among `used` (indices into `cols`) whose block is still
+/// there their own values (a strided copy out of the block), so that they read like
+/// any other column; every member lets go of its block, which is freed here.
+pub(super) fn copy_out(cols: &mut [ArrCol], used: &[usize]) {
+    for (i, c) in cols.iter_mut().enumerate() {
         let Some(m) = c.run.take() else { continue };
+        if !used.contains(&i) {
+            continue;
+        }
         let block = m.block.borrow();
         let Some(block) = block.as_ref() else {
             continue;
