@@ -30,7 +30,7 @@ use crate::proto::{codes, FromWorker};
 
 /// A question of the ranking-flips view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FlipsRequest {
     /// `metric` at every `m = 1..=min(n, 2000)` for every model.
     Curve { metric: String, binning: String },
@@ -126,7 +126,7 @@ pub struct FlipsMatrices {
 
 /// An answer of the ranking-flips view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FlipsAnswer {
     Curve(FlipsCurve),
     Rank(FlipsRanking),

@@ -24,7 +24,7 @@ pub const HIST_BINS: usize = 20;
 
 /// A lab computation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "lab", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum LabRequest {
     /// Seed 000's three-class example: expectations and simulation per strategy.
     Truth {
@@ -229,7 +229,7 @@ pub struct TempFit {
 
 /// A lab's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "lab", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum LabAnswer {
     Truth {
         rows: Vec<TruthRow>,

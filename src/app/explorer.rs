@@ -188,29 +188,31 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
     move || {
         let i = active.get()?;
         let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
-        let c = store.computed.get()?;
-        let r: Row = c.rows.get(i)?.clone();
-        let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
-        let (lo_name, hi_name, lo_key, hi_key) = if c.binning == "width" {
-            ("[", ")", "lower_edge", "upper_edge")
-        } else {
-            ("[", "]", "u_min", "u_max")
-        };
-        let n = |k: &str, v: f64| {
-            view! { <span data-metric=format!("{base}.{i}.{k}") data-value=data_value(Some(v))>{display(Some(v))}</span> }
-        };
-        let left = format!("{:.1}%", (b.cx / chart::W as f64 * 100.0).clamp(5.0, 70.0));
-        let top = format!("{:.1}%", (b.cy / chart::H as f64 * 100.0).clamp(2.0, 60.0));
-        Some(view! {
-            <div class="tooltip" role="status" aria-live="polite" id="bin-tooltip" style:left=left style:top=top>
-                <strong>"Bin " <span data-metric=format!("{base}.{i}.bin") data-value=r.bin.to_string()>{r.bin}</span></strong>
-                " " {lo_name}{n(lo_key, r.lower)} ", " {n(hi_key, r.upper)}{hi_name}
-                <br/>"count " <span data-metric=format!("{base}.{i}.n") data-value=r.n.to_string()>{count(r.n as u64)}</span>
-                <br/>"mean confidence " {n("conf", r.conf)}
-                <br/>"accuracy " {n("acc", r.acc)}
-                <br/>"gap " {n("gap", r.gap)}
-                <br/>"95% interval [" {n("cp_lower", r.cp_lower)} ", " {n("cp_upper", r.cp_upper)} "]"
-            </div>
+        store.computed.with(|c| {
+            let c = c.as_ref()?;
+            let r: Row = c.rows.get(i)?.clone();
+            let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
+            let (lo_name, hi_name, lo_key, hi_key) = if c.binning == "width" {
+                ("[", ")", "lower_edge", "upper_edge")
+            } else {
+                ("[", "]", "u_min", "u_max")
+            };
+            let n = |k: &str, v: f64| {
+                view! { <span data-metric=format!("{base}.{i}.{k}") data-value=data_value(Some(v))>{display(Some(v))}</span> }
+            };
+            let left = format!("{:.1}%", (b.cx / chart::W as f64 * 100.0).clamp(5.0, 70.0));
+            let top = format!("{:.1}%", (b.cy / chart::H as f64 * 100.0).clamp(2.0, 60.0));
+            Some(view! {
+                <div class="tooltip" role="status" aria-live="polite" id="bin-tooltip" style:left=left style:top=top>
+                    <strong>"Bin " <span data-metric=format!("{base}.{i}.bin") data-value=r.bin.to_string()>{r.bin}</span></strong>
+                    " " {lo_name}{n(lo_key, r.lower)} ", " {n(hi_key, r.upper)}{hi_name}
+                    <br/>"count " <span data-metric=format!("{base}.{i}.n") data-value=r.n.to_string()>{count(r.n as u64)}</span>
+                    <br/>"mean confidence " {n("conf", r.conf)}
+                    <br/>"accuracy " {n("acc", r.acc)}
+                    <br/>"gap " {n("gap", r.gap)}
+                    <br/>"95% interval [" {n("cp_lower", r.cp_lower)} ", " {n("cp_upper", r.cp_upper)} "]"
+                </div>
+            })
         })
     }
 }
@@ -219,36 +221,38 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
 fn EceFamily() -> impl IntoView {
     let store = expect_context::<Store>();
     move || {
-        let c = store.computed.get()?;
-        let prefix = store.prefix(c.model);
-        let mut keys = vec!["ece", "mce", "rmsce", "lince", "brier", "cal", "ref", "res"];
-        if c.reading == "confidence" {
-            keys.push("confce_corr");
-        }
-        let items = keys
-            .into_iter()
-            .map(|k| {
-                let d = text::metric(k);
-                let v = c.metrics.get(k).and_then(|v| v.as_f64());
-                let path = metric_path(&prefix, &c.reading, &c.binning, c.m, k);
-                let id = format!("ef-help-{k}");
-                let described = id.clone();
-                view! {
-                    <div class="field">
-                        <dt><span class="tip" tabindex="0" aria-describedby=described>{d.label}<span class="tiptext" role="tooltip" id=id>{d.help}</span></span></dt>
-                        <dd>{num_view(path, v, d.undefined)}</dd>
-                    </div>
-                }
+        store.computed.with(|c| {
+            let c = c.as_ref()?;
+            let prefix = store.prefix(c.model);
+            let mut keys = vec!["ece", "mce", "rmsce", "lince", "brier", "cal", "ref", "res"];
+            if c.reading == "confidence" {
+                keys.push("confce_corr");
+            }
+            let items = keys
+                .into_iter()
+                .map(|k| {
+                    let d = text::metric(k);
+                    let v = c.metrics.get(k).and_then(|v| v.as_f64());
+                    let path = metric_path(&prefix, &c.reading, &c.binning, c.m, k);
+                    let id = format!("ef-help-{k}");
+                    let described = id.clone();
+                    view! {
+                        <div class="field">
+                            <dt><span class="tip" tabindex="0" aria-describedby=described>{d.label}<span class="tiptext" role="tooltip" id=id>{d.help}</span></span></dt>
+                            <dd>{num_view(path, v, d.undefined)}</dd>
+                        </div>
+                    }
+                })
+                .collect_view();
+            let bins_path = metric_path(&prefix, &c.reading, &c.binning, c.m, "nonempty_bins");
+            Some(view! {
+                <section class="ece-family" aria-label="ECE family at the chosen bins">
+                    <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " ("
+                        <span class="num" data-metric=bins_path data-value=c.nonempty_bins.to_string()>{c.nonempty_bins}</span>
+                        " non-empty bins)"</h3>
+                    <dl class="detected">{items}</dl>
+                </section>
             })
-            .collect_view();
-        let bins_path = metric_path(&prefix, &c.reading, &c.binning, c.m, "nonempty_bins");
-        Some(view! {
-            <section class="ece-family" aria-label="ECE family at the chosen bins">
-                <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " ("
-                    <span class="num" data-metric=bins_path data-value=c.nonempty_bins.to_string()>{c.nonempty_bins}</span>
-                    " non-empty bins)"</h3>
-                <dl class="detected">{items}</dl>
-            </section>
         })
     }
 }
