@@ -206,7 +206,7 @@ fn decode_records(h: &mut Header, data: &[u8]) {
     };
     for part in data.chunks(parts) {
         for (i, f) in h.fields.iter_mut().enumerate() {
-            if !h.runs.iter().any(|r| r.contains(i)) {
+            if !runs::in_run(&h.runs, i) {
                 decode(&mut f.data, f.ty, part, rec, f.offset, f.count);
             }
         }
@@ -443,7 +443,7 @@ impl NpyDecoder {
                     let total = h.records.saturating_mul(h.record as u64);
                     let fits_hint = self.size_hint.is_some_and(|s| total <= s);
                     let in_run: Vec<bool> = (0..h.fields.len())
-                        .map(|i| h.runs.iter().any(|r| r.contains(i)))
+                        .map(|i| runs::in_run(&h.runs, i))
                         .collect();
                     let counts = h
                         .fields

@@ -26,6 +26,12 @@ impl Run {
     }
 }
 
+/// Whether field `field` is decoded as a member of one of `runs` (and so has no
+/// column of its own).
+pub(super) fn in_run(runs: &[Run], field: usize) -> bool {
+    runs.iter().any(|r| r.contains(field))
+}
+
 /// The runs of `fields`: maximal sequences of at least two consecutive scalar float
 /// fields of the same type (size and byte order), each starting in the record where
 /// the one before ends. Empty when there are none (or for one field).
