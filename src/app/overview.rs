@@ -71,8 +71,7 @@ pub fn Overview() -> impl IntoView {
         let m = s.m_overview;
         let cols = overview_paths(&s.kind, m);
         let headers = cols.iter().map(|(k, _)| help_header(k)).collect_view();
-        // read in place: a large set's audits are megabytes of JSON values, and a
-        // copy of them took ~24 ms of the task that shows a 100 MB file
+        // read in place: no copy of every model's audit JSON on each render
         let rows = store.audits.with(|audits| {
                 audits
                 .iter()
