@@ -7,11 +7,10 @@ use crate::table_window::{row_window, ROW_PX};
 use crate::{slider, table_rows, text};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::chart;
 use super::store::Store;
-use super::widgets::{binning_toggle, m_slider, model_select, num_view};
+use super::widgets::{binning_toggle, copy_to_clipboard, m_slider, model_select, num_view};
 
 fn reading_label(s: &Summary, reading: &str) -> String {
     match reading {
@@ -270,15 +269,7 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
             return;
         };
         let csv = table_rows::csv(&c.rows, &c.binning);
-        let clipboard = window().navigator().clipboard();
-        wasm_bindgen_futures::spawn_local(async move {
-            let ok = JsFuture::from(clipboard.write_text(&csv)).await.is_ok();
-            copied.set(if ok {
-                "Copied as CSV.".into()
-            } else {
-                "The browser refused the clipboard.".into()
-            });
-        });
+        copy_to_clipboard(csv, copied, "Copied as CSV.", || "");
     };
     let on_scroll = move |ev: leptos::ev::Event| {
         let el: web_sys::Element = event_target(&ev);
@@ -342,7 +333,7 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
                 <div class="table-head">
                     <h3 id="table-title">{title}</h3>
                     <button id="copy-csv" on:click=copy>"Copy as CSV"</button>
-                    <span class="copied" role="status">{move || copied.get()}</span>
+                    <span class="copied" id="copy-csv-status" role="status">{move || copied.get()}</span>
                 </div>
                 <div class="scroll rows-box" id="reliability-rows" tabindex="0" on:scroll=on_scroll
                     aria-label="Reliability table rows (scrolls)">

@@ -129,14 +129,18 @@ impl Call {
     pub fn status(self, label: &'static str) -> impl IntoView {
         view! {
             {move || self.error.get().map(|e| view! { <p class="lab-error" role="alert">{e}</p> })}
-            {move || self.progress.get().map(|(done, total)| view! {
-                <p class="lab-progress">
-                    <label>{label} " "
-                        <progress max=total.to_string() value=done.to_string()>{format!("{done}/{total}")}</progress>
-                    </label>
-                    " " {format!("{done} of {total}")}
-                </p>
-            })}
+            // the bar floats over the results it is about to replace (style/app.css):
+            // nothing below it moves, so a click in flight still lands where aimed
+            <div class="lab-progress-slot">
+                {move || self.progress.get().map(|(done, total)| view! {
+                    <p class="lab-progress">
+                        <label>{label} " "
+                            <progress max=total.to_string() value=done.to_string()>{format!("{done}/{total}")}</progress>
+                        </label>
+                        " " {format!("{done} of {total}")}
+                    </p>
+                })}
+            </div>
         }
     }
 }
@@ -151,10 +155,17 @@ pub fn number(
     max: f64,
     step: f64,
 ) -> impl IntoView {
-    let set = move |text: String| {
-        if let Ok(v) = text.trim().parse::<f64>() {
-            if v.is_finite() {
-                value.set(v.clamp(min, max));
+    // A value equal to the current one (a field left after Enter, a value clamped to
+    // the one already set) is not set again: it would recompute the lab for nothing.
+    // The field is written back, so it shows the value in force.
+    let set = move |ev: leptos::ev::Event| {
+        let text = event_target_value(&ev);
+        let parsed = text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+        match parsed.map(|v| v.clamp(min, max)) {
+            Some(v) if v != value.get_untracked() => value.set(v),
+            _ => {
+                let field = event_target::<web_sys::HtmlInputElement>(&ev);
+                field.set_value(&value.get_untracked().to_string());
             }
         }
     };
@@ -167,10 +178,10 @@ pub fn number(
             <label for=id>{label}</label>
             <input type="range" id=range_id aria-label=label min=min.to_string() max=max.to_string()
                 step=step.to_string() prop:value=move || value.get().to_string()
-                on:input=move |ev| set(event_target_value(&ev))/>
+                on:input=set/>
             <input type="number" id=id min=min.to_string() max=max.to_string() step=step.to_string()
                 prop:value=move || value.get().to_string()
-                on:change=move |ev| set(event_target_value(&ev))/>
+                on:change=set/>
         </span>
     }
 }

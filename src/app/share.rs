@@ -31,6 +31,7 @@ use web_sys::File;
 
 use super::flips_state::{self, FlipsState};
 use super::store::{Store, View};
+use super::widgets::copy_to_clipboard;
 use super::{client, recal};
 
 /// How long the URL waits for the controls to settle.
@@ -501,6 +502,17 @@ pub fn Notices() -> impl IntoView {
     }
 }
 
+/// Focuses the link's box and selects its text, for a copy by hand.
+fn select_share_link() {
+    let input = document()
+        .get_element_by_id("share-link")
+        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
+    if let Some(input) = input {
+        let _ = input.focus();
+        input.select();
+    }
+}
+
 /// "Copy link", its length and "include data in link".
 #[component]
 pub fn SharePanel() -> impl IntoView {
@@ -517,19 +529,10 @@ pub fn SharePanel() -> impl IntoView {
         )
     };
     let copy = move |_| {
-        let text = full();
-        let clipboard = window().navigator().clipboard();
-        wasm_bindgen_futures::spawn_local(async move {
-            let ok = JsFuture::from(clipboard.write_text(&text)).await.is_ok();
-            copied.set(
-                if ok {
-                    "Link copied."
-                } else {
-                    "The browser refused the clipboard; copy the link from the box."
-                }
-                .into(),
-            );
-        });
+        copy_to_clipboard(full(), copied, "Link copied.", || {
+            select_share_link();
+            " The link is selected in the box: press Ctrl+C (⌘C) to copy it."
+        })
     };
     let on_focus = move |ev: leptos::ev::FocusEvent| {
         if let Some(el) = ev
@@ -547,7 +550,7 @@ pub fn SharePanel() -> impl IntoView {
                 <span id="link-length" data-length=move || full().len().to_string()>
                     {move || format!("{} characters", full().len())}
                 </span>
-                <span class="copied" role="status">{move || copied.get()}</span>
+                <span class="copied" id="copy-link-status" role="status">{move || copied.get()}</span>
             </div>
             <label class="share-link">"Link "
                 <input id="share-link" type="text" readonly prop:value=full on:focus=on_focus/>

@@ -104,3 +104,37 @@ pub fn binning_toggle(id: &'static str, binning: RwSignal<String>) -> impl IntoV
         </fieldset>
     }
 }
+
+/// Writes `text` to the clipboard and says in `status` how it went: emptied at once,
+/// so each copy announces its own outcome (a screen reader stays silent when a
+/// status keeps the same text), then `done`; or, when the browser refuses, its
+/// reason (a `DOMException` such as "NotAllowedError: Document is not focused.")
+/// followed by what `on_refusal` offers instead.
+pub fn copy_to_clipboard(
+    text: String,
+    status: RwSignal<String>,
+    done: &'static str,
+    on_refusal: impl FnOnce() -> &'static str + 'static,
+) {
+    use wasm_bindgen::JsCast;
+    status.set(String::new());
+    let clipboard = window().navigator().clipboard();
+    wasm_bindgen_futures::spawn_local(async move {
+        let outcome = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+        status.set(match outcome {
+            Ok(_) => done.into(),
+            Err(reason) => {
+                let reason = match reason.dyn_ref::<js_sys::Error>() {
+                    Some(e) => format!("{}: {}", String::from(e.name()), String::from(e.message())),
+                    None => reason
+                        .as_string()
+                        .unwrap_or_else(|| "no reason given".into()),
+                };
+                format!(
+                    "The browser refused the clipboard ({reason}).{}",
+                    on_refusal()
+                )
+            }
+        });
+    });
+}

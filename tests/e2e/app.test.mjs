@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launch, idle, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
+  launch, idle, copyWith, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
   foreignRequests, displayed, compareValue, withApp as withAppOf,
 } from './helpers.mjs';
 
@@ -147,8 +147,7 @@ test('the bin-count slider updates ECE and the reliability table (both binnings)
       }
     }
     // the table copies as CSV
-    await page.click('#copy-csv');
-    await page.locator('.copied', { hasText: 'Copied' }).waitFor();
+    assert.equal(await copyWith(page, '#copy-csv', '#copy-csv-status'), 'Copied as CSV.');
     const csv = await page.evaluate(() => navigator.clipboard.readText());
     const lines = csv.trim().split('\n');
     assert.equal(lines[0], 'bin,u_min,u_max,n,conf,acc,gap,successes,cp_lower,cp_upper');

@@ -237,3 +237,10 @@ export function foreignRequests(requests) {
   const origin = new URL(baseUrl).origin;
   return requests.filter((u) => !(u.startsWith(origin + '/') || u === origin || u.startsWith('data:') || u.startsWith('blob:' + origin)));
 }
+
+/** Clicks a copy button; returns what its status says once the copy has ended (the click empties it). */
+export async function copyWith(page, button, status) {
+  await page.click(button);
+  await page.waitForFunction((s) => document.querySelector(s).textContent !== '', status);
+  return page.textContent(status);
+}

@@ -180,6 +180,35 @@ test('leaving a lab while it computes is harmless', async () => {
   });
 });
 
+test('a lab computing moves nothing on the page; a field left unchanged recomputes nothing', async () => {
+  await withApp(async ({ page }) => {
+    await openView(page, 'truth-lab');
+    const top = () => page.evaluate(() => document.querySelector('#copy-link').getBoundingClientRect().top + window.scrollY);
+    const before = await top();
+    // a long simulation shows its progress bar
+    await page.fill('#truth-n', '10000');
+    await page.dispatchEvent('#truth-n', 'change');
+    await page.fill('#truth-reps', '3000');
+    await page.dispatchEvent('#truth-reps', 'change');
+    await page.locator('.lab-progress').first().waitFor({ timeout: 20000 });
+    assert.equal(await top(), before, 'the share panel stays put while the bar is shown');
+    await idle(page);
+    assert.equal(await top(), before, 'and after the answer');
+    // the same value committed again (a field left after Enter) sends nothing
+    const metric = 'lab.truth.sim.confce.honest.mean';
+    const shown = await valueOf(page, metric);
+    await page.evaluate((m) => { document.querySelector(`[data-metric="${m}"]`).dataset.mark = 'kept'; }, metric);
+    await page.fill('#truth-reps', '3000');
+    await page.dispatchEvent('#truth-reps', 'change');
+    await page.fill('#truth-n', '20000000');
+    await page.dispatchEvent('#truth-n', 'change');
+    await idle(page);
+    assert.equal(await page.inputValue('#truth-n'), '10000', 'an out-of-range entry shows the value in force');
+    assert.equal(await page.getAttribute(`[data-metric="${metric}"]`, 'data-mark'), 'kept', 'the results were not rebuilt');
+    assert.equal(await valueOf(page, metric), shown);
+  });
+});
+
 test('the tour and the labs fit a narrow screen in the dark theme', async () => {
   await withApp(async ({ page }) => {
     for (const v of ['learn', 'truth-lab', 'beyond-lab']) {

@@ -9,7 +9,7 @@ import { mkdirSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  launch, idle, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot, repo,
+  launch, idle, copyWith, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot, repo,
 } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
@@ -50,8 +50,7 @@ async function values(page) {
 /** Copies the link with the button; checks it against the box, the length shown and the URL. */
 async function copyLink(page) {
   await page.waitForTimeout(450); // the URL follows after 300 ms
-  await page.click('#copy-link');
-  await page.waitForSelector('.share .copied:has-text("Link copied")');
+  assert.equal(await copyWith(page, '#copy-link', '#copy-link-status'), 'Link copied.');
   const link = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(link, await page.inputValue('#share-link'));
   assert.match(link, /#a1=[A-Za-z0-9_-]+$/);

@@ -3,7 +3,7 @@
 // which "Copy as CSV" gives in full. Run: node --test tests/e2e/table.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, idle, dropFiles, setM, withApp as withAppOf } from './helpers.mjs';
+import { launch, idle, copyWith, dropFiles, setM, withApp as withAppOf } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -34,8 +34,7 @@ test('at m = n every window of the reliability table shows the worker\'s rows; t
     await idle(page);
     await setM(page, 450);
     // the worker's rows, in full: the clipboard's CSV
-    await page.click('#copy-csv');
-    await page.locator('.copied', { hasText: 'Copied' }).waitFor();
+    assert.equal(await copyWith(page, '#copy-csv', '#copy-csv-status'), 'Copied as CSV.');
     const lines = (await page.evaluate(() => navigator.clipboard.readText())).trim().split('\n');
     assert.equal(lines[0], FIELDS.join(','));
     const csv = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, k) => [FIELDS[k], v])));
