@@ -26,7 +26,10 @@ pub struct RiskMetrics {
     pub sigma_csr: Option<f64>,
     /// `(CSR - 1) / σ_CSR`.
     pub zscore: Option<f64>,
-    /// `P_risk = Φ(zscore)`.
+    /// Overconfidence risk, read from the upper tail only: `P_risk = Φ(zscore)` when
+    /// `CSR > 1`, and `0` when `CSR <= 1` (a model that does not overshoot the
+    /// calibrated size carries no overconfidence risk; under perfect calibration the
+    /// mean of `P_risk` is about 0.375, not 0.5).
     pub p_risk: Option<f64>,
     /// `cwA = Σ c_i z_i / Σ c_i`.
     pub cwa: Option<f64>,
@@ -98,7 +101,11 @@ impl RiskAccumulator {
             csr: Some(csr),
             sigma_csr: Some(sigma),
             zscore: Some(zscore),
-            p_risk: Some(crate::special::normal_cdf(zscore)),
+            p_risk: Some(if csr > 1.0 {
+                crate::special::normal_cdf(zscore)
+            } else {
+                0.0
+            }),
             cwa: Some(cwa),
             gain: (floor < 1.0).then(|| (cwa - acc) / (1.0 - floor)),
         }
