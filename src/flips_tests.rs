@@ -7,12 +7,7 @@ use crate::compare;
 use calibscope_core::sweep::SweepMetric;
 use serde_json::{json, Map, Value};
 
-fn shared() -> Option<std::path::PathBuf> {
-    let p = std::env::var_os("CALIBSCOPE_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    p.join("fixtures").is_dir().then_some(p)
-}
+use calibscope_test_support::shared;
 
 fn session(path: &std::path::Path) -> Session {
     let bytes = std::fs::read(path).unwrap();
@@ -116,10 +111,7 @@ fn ensure<'a>(root: &'a mut Map<String, Value>, path: &str) -> &'a mut Value {
 
 #[test]
 fn flips_answers_match_the_multi_fixtures() {
-    let Some(shared) = shared() else {
-        eprintln!("shared fixtures not found; skipped");
-        return;
-    };
+    let shared = shared();
     for name in ["digits_zoo_probs", "digits_mlp_trajectory_logits"] {
         let dir = shared.join("fixtures/multi");
         let want: Value = serde_json::from_str(
@@ -212,9 +204,7 @@ fn flips_answers_match_the_multi_fixtures() {
 
 #[test]
 fn flips_say_what_top_label_input_cannot_give() {
-    let Some(shared) = shared() else {
-        return;
-    };
+    let shared = shared();
     let p = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
     let mut s = session(&p);
     for metric in ["lince_cw", "cwece", "brier_over_k"] {

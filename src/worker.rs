@@ -97,7 +97,6 @@ const MIN_SLICE: f64 = (1u64 << 20) as f64;
 #[derive(Default)]
 struct State {
     session: Option<Session>,
-    files: Vec<File>,
     /// The open request being read, if any.
     reading: Option<u64>,
     cancelled: HashSet<u64>,
@@ -193,22 +192,6 @@ fn on_message(event: MessageEvent) {
             mapping,
             limits,
         } => start_open(id, files_of(&data), mapping, limits),
-        ToWorker::Remap {
-            id,
-            mapping,
-            limits,
-        } => {
-            let files = STATE.with(|s| s.borrow().files.clone());
-            if files.is_empty() {
-                post(&engine::worker_error(
-                    id,
-                    codes::NO_DATASET,
-                    "no files to read again",
-                ));
-                return;
-            }
-            start_open(id, files, mapping, limits);
-        }
         ToWorker::DebugOutOfMemory { .. } => {
             // reserve 1 GB blocks (never touched) until the allocator fails
             let mut blocks: Vec<Vec<u8>> = Vec::new();
@@ -413,7 +396,6 @@ fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride, limits: Limit
                     STATE.with(|s| {
                         let mut s = s.borrow_mut();
                         s.session = Some(session);
-                        s.files = files;
                     });
                     msg
                 }

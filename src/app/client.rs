@@ -575,9 +575,3 @@ pub(super) fn idle_now() -> bool {
     let starting = has_worker && !ready && matches!(status, Status::Starting);
     pending == 0 && busy == 0 && !starting
 }
-
-/// The pending count (for tests of the hook itself).
-#[allow(dead_code)]
-pub fn pending() -> usize {
-    CLIENT.with(|c| c.borrow().pending.len())
-}

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::recal::{f64_at, Tables};
 use super::widgets::{get_path, num_view};
-use super::{chart, recal_chart};
+use super::chart;
 
 /// The worker's time for the parts of the answer (`view.timing`).
 pub fn timing_view(prefix: &str, vd: &Value) -> AnyView {
@@ -137,7 +137,7 @@ pub fn maps_view(vd: &Value, binary: bool) -> AnyView {
                 Some("z_r") => "raw logit z_r (one-vs-rest)",
                 _ => "raw top-label confidence",
             };
-            let svg = recal_chart::fitted_map(x, &curves, &scatter);
+            let svg = calibscope_charts::recal::fitted_map(x, &curves, &scatter);
             let note = if binary {
                 String::new()
             } else if scatter.is_empty() {

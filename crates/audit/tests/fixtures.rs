@@ -8,14 +8,9 @@ use calibscope_audit::{
     audit_document, audit_document_in, recalibration_json, AuditOptions, Sections,
 };
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+use calibscope_test_support::shared;
 
 /// `(expected.json, data files)` for every fixture of `dir`.
 fn fixtures(dir: &str) -> Vec<(PathBuf, Vec<PathBuf>)> {

@@ -4,8 +4,14 @@
 //! puts them into the page (where its CSS restyles the colours for the dark theme),
 //! the CLI into its HTML report and SVG files, so both draw with the same code.
 //! Axes, labels and grid come from plotters; each data series is one `<path>`.
+//! Every chart takes its colours from [`palette`].
+//!
+//! - [`reliability`]: the reliability diagram and its strip of bin counts;
+//! - [`recal::tau_curve`], [`recal::fitted_map`]: the recalibration drawings.
 
 mod merge;
+pub mod palette;
+pub mod recal;
 
 use plotters::prelude::*;
 pub use plotters::style::RGBColor;
@@ -49,11 +55,7 @@ pub struct Drawn {
     pub bins: Vec<BinPx>,
 }
 
-pub const BAR: RGBColor = RGBColor(0x4c, 0x78, 0xa8);
-pub const POINT: RGBColor = RGBColor(0x1f, 0x4e, 0x79);
-pub const WHISKER: RGBColor = RGBColor(0x33, 0x33, 0x33);
-pub const GAP: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-pub const STRIP: RGBColor = RGBColor(0x72, 0x9e, 0xce);
+pub use palette::{BAR, GAP, POINT, STRIP, WHISKER};
 
 /// Draws the reliability diagram of `rows` (non-empty bins) and the strip of bin
 /// counts under it.

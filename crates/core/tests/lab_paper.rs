@@ -2,17 +2,10 @@
 //! Table 5 at N = 100 and N = 10,000 as printed in `shared/seeds/002_*.txt`
 //! ("Beyond ECE"), percentages divided by 100.
 
-use std::path::{Path, PathBuf};
-
 use calibscope_core::lab::PAPER_TABLE5;
 use calibscope_core::synth::Distribution;
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+use calibscope_test_support::shared;
 
 fn dist_of(label: &str) -> Option<Distribution> {
     let names = [

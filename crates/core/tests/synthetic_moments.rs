@@ -12,18 +12,11 @@
 //! c = 1) or finite only through the 1e-6 bound of Log-Uniform Low (SD ~ 300 per
 //! sample), so a sample mean of 100k draws is no reliable test of the limit there.
 
-use std::path::{Path, PathBuf};
-
 use calibscope_core::sum::Sum;
 use calibscope_core::synth::{generate, Distribution, Mode};
 use serde_json::Value;
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+use calibscope_test_support::shared;
 
 const N: usize = 100_000;
 const Z: f64 = 5.0;

@@ -10,12 +10,7 @@ use serde_json::Value;
 
 /// `shared/` beside the repository (`crates/core` → repo root → its parent), or
 /// `$CALIBSCOPE_SHARED` when set.
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+use calibscope_test_support::shared;
 
 fn load(rel: &str) -> Value {
     let path = shared().join(rel);

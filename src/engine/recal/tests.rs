@@ -4,12 +4,7 @@ use super::*;
 use crate::compare;
 use std::path::{Path, PathBuf};
 
-fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("CALIBSCOPE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    p.join("fixtures").is_dir().then_some(p)
-}
+use calibscope_test_support::shared;
 
 fn session(path: &Path) -> Session {
     let ds = calibscope_io::open_paths(&[path.to_path_buf()], &Default::default())
@@ -22,10 +17,7 @@ fn session(path: &Path) -> Session {
 /// `after_tolerance`, split indices exactly), and its files agree with it.
 #[test]
 fn answers_equal_the_fixtures_recalibration_sections() {
-    let Some(shared) = shared() else {
-        eprintln!("shared fixtures not found; skipped");
-        return;
-    };
+    let shared = shared();
     let mut checked = 0;
     let mut failures = Vec::new();
     for dir in ["real", "edge", "synthetic"] {
@@ -170,9 +162,7 @@ fn full(s: &mut Session) -> FromWorker {
 
 #[test]
 fn a_newer_fit_cancels_the_maps_of_the_older() {
-    let Some(shared) = shared() else {
-        return;
-    };
+    let shared = shared();
     let mut s = session(&shared.join("fixtures/real/breast_cancer_logreg_logit.csv"));
     let FromWorker::Recalibrated {
         complete, section, ..
@@ -202,9 +192,7 @@ fn a_newer_fit_cancels_the_maps_of_the_older() {
 
 #[test]
 fn bad_requests_are_errors() {
-    let Some(shared) = shared() else {
-        return;
-    };
+    let shared = shared();
     let mut s = session(&shared.join("fixtures/real/breast_cancer_logreg_logit.csv"));
     let is_error = |m: FromWorker| matches!(m, FromWorker::Error { .. });
     // nothing recalibrated yet

@@ -5,16 +5,7 @@ use calibscope_core::Values;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
-
-pub fn fixtures() -> PathBuf {
-    shared().join("fixtures")
-}
+pub use calibscope_test_support::fixtures;
 
 // ---------------------------------------------------------------- split
 

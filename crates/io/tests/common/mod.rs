@@ -4,16 +4,7 @@ pub mod inline;
 use std::path::PathBuf;
 
 /// `shared/` (fixtures): `$CALIBSCOPE_SHARED`, else the repository root's sibling.
-pub fn shared() -> PathBuf {
-    if let Ok(p) = std::env::var("CALIBSCOPE_SHARED") {
-        return PathBuf::from(p);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
-pub fn fixtures() -> PathBuf {
-    shared().join("fixtures")
-}
+pub use calibscope_test_support::{fixtures, shared};
 
 /// Every `*.expected.json` under the four data directories, sorted.
 pub fn expected_files() -> Vec<PathBuf> {

@@ -2,15 +2,9 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// `/work/shared` (or `$CALIBSCOPE_SHARED`).
-pub fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+pub use calibscope_test_support::shared;
 
 /// HTML attribute text back to text.
 pub fn unescape(s: &str) -> String {

@@ -1,24 +1,14 @@
-//! The Recalibrate view's own drawings (plotters' SVG backend, as the reliability
-//! diagram of `chart.rs`): the tau curve (calibration NLL against tau, log axis) and
-//! the fitted maps (raw score to recalibrated probability). Colours are restyled by
-//! the page's CSS for the dark theme.
+//! The recalibration drawings: the τ curve (calibration NLL against τ, log axis) and
+//! the fitted maps (raw score to recalibrated probability). Colours come from
+//! [`crate::palette`]; the web app's CSS restyles them for the dark theme.
 
+use crate::palette::{GAP, POINT, SERIES};
 use plotters::prelude::*;
 
-/// Size of these drawings in SVG user units (the page scales them).
+/// Width of these drawings in SVG user units (the page scales them).
 pub const W: u32 = 560;
+/// Height of these drawings in SVG user units.
 pub const H: u32 = 340;
-
-const CURVE: RGBColor = RGBColor(0x1f, 0x4e, 0x79);
-const MARK: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-/// One colour per class curve (cycled).
-const CLASSES: [RGBColor; 5] = [
-    RGBColor(0x1f, 0x4e, 0x79),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-];
 
 fn failed(e: String) -> String {
     format!(
@@ -76,11 +66,11 @@ pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) ->
             ))
             .map_err(|e| err(&e))?;
         chart
-            .draw_series(LineSeries::new(finite, CURVE.stroke_width(2)))
+            .draw_series(LineSeries::new(finite, POINT.stroke_width(2)))
             .map_err(|e| err(&e))?;
         if let (Some(t), Some(v)) = (tau, nll_tau) {
             chart
-                .draw_series([Circle::new((t, v), 5, MARK.filled())])
+                .draw_series([Circle::new((t, v), 5, GAP.filled())])
                 .map_err(|e| err(&e))?;
         }
         root.present().map_err(|e| err(&e))
@@ -132,7 +122,7 @@ pub fn fitted_map(
             .draw()
             .map_err(|e| err(&e))?;
         for (i, (_, points)) in curves.iter().enumerate() {
-            let colour = CLASSES[i % CLASSES.len()];
+            let colour = SERIES[i % SERIES.len()];
             chart
                 .draw_series(LineSeries::new(
                     points.iter().map(|p| (p[0], p[1])),
@@ -148,7 +138,7 @@ pub fn fitted_map(
                 .draw_series(
                     scatter
                         .iter()
-                        .map(|p| Circle::new((p[0], p[1]), 2, CURVE.mix(0.6).filled())),
+                        .map(|p| Circle::new((p[0], p[1]), 2, POINT.mix(0.6).filled())),
                 )
                 .map_err(|e| err(&e))?;
         }
