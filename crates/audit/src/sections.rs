@@ -19,16 +19,20 @@ pub(crate) fn insert_all(out: &mut Map<String, Value>, audit: &Audit, m_values: 
         out.insert("cw_identity".into(), cw_identity(audit));
         out.insert("cwauc".into(), cwauc(audit));
     }
-    if let Some(points) = &audit.roc_class1 {
+    // asked for: the points, or null when the curve is undefined (no positive or no
+    // negative sample)
+    if let Some(curve) = &audit.roc_class1 {
         out.insert(
             "roc_class1".into(),
-            points
-                .iter()
-                .map(|p| {
-                    json!({"t": num(p.threshold), "fpr": num(p.fpr), "tpr": num(p.tpr),
-                           "cwfpr": num(p.cw_fpr), "cwtpr": num(p.cw_tpr)})
-                })
-                .collect(),
+            curve.as_ref().map_or(Value::Null, |points| {
+                points
+                    .iter()
+                    .map(|p| {
+                        json!({"t": num(p.threshold), "fpr": num(p.fpr), "tpr": num(p.tpr),
+                               "cwfpr": num(p.cw_fpr), "cwtpr": num(p.cw_tpr)})
+                    })
+                    .collect()
+            }),
         );
     }
 }

@@ -282,14 +282,25 @@ pub struct RocPoint {
     pub cw_tpr: Option<f64>,
 }
 
+/// A ROC/cwROC curve: its points, or `None` where it is undefined (see [`roc`]).
+pub type Roc = Option<Vec<RocPoint>>;
+
 /// ROC and weighted ROC curves: a start point `(0, 0)` with no threshold, then one
 /// point per distinct score, descending: `TPR(t) = #{pos: s >= t} / #pos`,
 /// `FPR(t) = #{neg: s >= t} / #neg`, and the same with each sample weighted by
-/// `weights[i]`. A rate whose denominator is 0 is `None`.
-pub fn roc_curve(column: &SortedColumn) -> Vec<RocPoint> {
+/// `weights[i]` (cwROC). `None` — the curve is undefined as a whole, not a list of
+/// undefined rates — when the column has no positive or no negative (an empty column
+/// included); otherwise `fpr` and `tpr` are defined at every point, and a weighted
+/// rate is `None` only if its class's total weight is 0 (never with the clipped
+/// confidences the audit uses as weights).
+pub fn roc(column: &SortedColumn) -> Roc {
     let (scores, positive, weights) = (&column.forecast, &column.positive, &column.weight);
-    let total_pos = positive.iter().filter(|&&p| p).count() as f64;
-    let total_neg = positive.len() as f64 - total_pos;
+    let positives = positive.iter().filter(|&&p| p).count();
+    if positives == 0 || positives == positive.len() {
+        return None;
+    }
+    let total_pos = positives as f64;
+    let total_neg = (positive.len() - positives) as f64;
     let mut w_pos_total = Sum::new();
     let mut w_neg_total = Sum::new();
     for (i, &p) in positive.iter().enumerate() {
@@ -331,7 +342,13 @@ pub fn roc_curve(column: &SortedColumn) -> Vec<RocPoint> {
             cw_tpr: rate(cw_tp.value(), w_pos_total),
         });
     }
-    points
+    Some(points)
+}
+
+/// The points of [`roc`]; none when the curve is undefined (a chart then draws
+/// nothing).
+pub fn roc_curve(column: &SortedColumn) -> Vec<RocPoint> {
+    roc(column).unwrap_or_default()
 }
 
 /// The macro average of the defined values; `None` when none is defined.

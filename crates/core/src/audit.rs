@@ -6,7 +6,7 @@
 //! `p^(r)` feeds its AUC, its cwAUC and its prefix-sum index, and the index answers
 //! every bin count.
 
-use crate::auc::{self, RocPoint};
+use crate::auc;
 use crate::beyond::{self, Confusion, RiskMetrics};
 use crate::binning::{self, BinnedMetrics, Binning, SortedReading};
 use crate::data::{Kind, PredictionSet, Scores, Source};
@@ -116,8 +116,9 @@ pub struct Audit {
     pub risk: RiskMetrics,
     /// `(confidence-weighted, counts)` per class (empty for top-label sets).
     pub confusion: Vec<(Confusion, Confusion)>,
-    /// ROC / cwROC of class 1 (binary sets, when asked).
-    pub roc_class1: Option<Vec<RocPoint>>,
+    /// ROC / cwROC of class 1 (binary sets, when asked): `Some(None)` when the curve is
+    /// undefined (class 1 has no positive or no negative sample, see [`auc::roc`]).
+    pub roc_class1: Option<auc::Roc>,
 }
 
 impl Audit {
@@ -214,7 +215,7 @@ impl Audit {
                     let column = auc::SortedColumn::new(&pairs.forecast, &pairs.outcome, &weights);
                     let positive_reading = set.kind() == Kind::Binary && r == 1;
                     if positive_reading && settings.roc_curve {
-                        roc_class1 = Some(auc::roc_curve(&column));
+                        roc_class1 = Some(auc::roc(&column));
                     }
                     ClassReport {
                         auc: auc::auc(&column),

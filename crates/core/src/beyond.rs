@@ -148,7 +148,9 @@ impl Confusion {
         ratio(2.0 * self.tp, 2.0 * self.tp + self.fp + self.fn_)
     }
     /// `(tp tn - fp fn) / sqrt((tp+fp)(tp+fn)(tn+fp)(tn+fn))`; `None` when a
-    /// marginal is 0.
+    /// marginal is 0 (a class never predicted, never true, always predicted or
+    /// always true: every cell of a zero marginal is exactly 0, see
+    /// [`ConfusionAccumulator::finish`]).
     pub fn mcc(&self) -> Option<f64> {
         let d =
             (self.tp + self.fp) * (self.tp + self.fn_) * (self.tn + self.fp) * (self.tn + self.fn_);
@@ -219,7 +221,9 @@ impl ConfusionAccumulator {
         }
     }
 
-    /// `(weighted, counts)` per class.
+    /// `(weighted, counts)` per class. The weighted tn is the total weight minus
+    /// tp, fp and fn (a compensated sum), and exactly 0 when no sample of the class
+    /// is a true negative, so that a zero marginal is exactly 0 and the MCC undefined.
     pub fn finish(&self) -> Vec<(Confusion, Confusion)> {
         let total_weight = self.total_weight.value();
         let n = self.n;
@@ -229,24 +233,29 @@ impl ConfusionAccumulator {
             .map(|(cw, counts)| {
                 let [tp, fp, fn_] = cw;
                 let (tp, fp, fn_) = (tp.value(), fp.value(), fn_.value());
-                let mut tn = Sum::new();
-                tn.add(total_weight);
-                tn.add(-tp);
-                tn.add(-fp);
-                tn.add(-fn_);
                 let [ctp, cfp, cfn] = *counts;
+                let ctn = n - ctp - cfp - cfn;
+                // Every weight is at least the clip 1e-8, so the weighted tn is 0
+                // exactly when no sample is a true negative; the remainder below would
+                // leave a rounding residue there (~1e-16 of the total weight, which
+                // made the MCC of a constant prediction ~1e-8 instead of undefined).
+                let tn = if ctn == 0 {
+                    0.0
+                } else {
+                    let mut tn = Sum::new();
+                    tn.add(total_weight);
+                    tn.add(-tp);
+                    tn.add(-fp);
+                    tn.add(-fn_);
+                    tn.value()
+                };
                 (
-                    Confusion {
-                        tp,
-                        fp,
-                        fn_,
-                        tn: tn.value(),
-                    },
+                    Confusion { tp, fp, fn_, tn },
                     Confusion {
                         tp: ctp as f64,
                         fp: cfp as f64,
                         fn_: cfn as f64,
-                        tn: (n - ctp - cfp - cfn) as f64,
+                        tn: ctn as f64,
                     },
                 )
             })

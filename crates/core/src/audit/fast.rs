@@ -279,10 +279,10 @@ impl<'p> ClassPass<'p> {
         self,
         brier: Option<f64>,
         settings: &AuditSettings,
-    ) -> (ClassReport, Option<Vec<auc::RocPoint>>) {
+    ) -> (ClassReport, Option<auc::Roc>) {
         let (auc, cwauc) = self.auc.finish();
         let index = self.index.finish();
-        let roc = self.roc.map(|column| auc::roc_curve(&column));
+        let roc = self.roc.map(|column| auc::roc(&column));
         let report = ClassReport {
             reading: reading_report(index.source(), brier, settings, self.with_reliability),
             auc,
@@ -369,7 +369,7 @@ pub(super) struct Parts {
     pub(super) classes: Vec<ClassReport>,
     pub(super) confusion: Vec<(beyond::Confusion, beyond::Confusion)>,
     pub(super) nll: Option<f64>,
-    pub(super) roc_class1: Option<Vec<auc::RocPoint>>,
+    pub(super) roc_class1: Option<auc::Roc>,
 }
 
 pub(super) fn assemble(set: &PredictionSet, parts: Parts) -> Audit {

@@ -11,7 +11,7 @@ use super::fast::{
     ConfidenceSums, Parts, CHUNK, INDEX,
 };
 use super::{Audit, AuditSettings, ClassReport, ReadingReport, NLL_CLIP};
-use crate::auc::RocPoint;
+use crate::auc::Roc;
 use crate::beyond::{self, ConfusionAccumulator};
 use crate::binning::BinPlan;
 use crate::data::{PredictionSet, Real, Scores, Source};
@@ -85,10 +85,10 @@ pub struct MatrixStage<'a> {
 pub struct ClassChunk {
     classes: Range<usize>,
     reports: Vec<ClassReport>,
-    roc_class1: Option<Vec<RocPoint>>,
+    roc_class1: Option<Roc>,
     orders: Vec<bool>,
     /// The subset's class readings of the same range.
-    subset: Option<(Vec<ClassReport>, Option<Vec<RocPoint>>)>,
+    subset: Option<(Vec<ClassReport>, Option<Roc>)>,
 }
 
 /// What [`MatrixStage::finish`] gives.
@@ -281,7 +281,7 @@ impl<'a> MatrixStage<'a> {
             subset: self.subset.as_ref().map(|_| (Vec::new(), None)),
         };
         let mut visit = |reports: (ClassReport, Option<ClassReport>),
-                         roc: (Option<Vec<RocPoint>>, Option<Vec<RocPoint>>),
+                         roc: (Option<Roc>, Option<Roc>),
                          order: Option<bool>| {
             chunk.roc_class1 = roc.0.or(chunk.roc_class1.take());
             chunk.reports.push(reports.0);
@@ -367,7 +367,7 @@ fn assembled(
     sums: MatrixSums,
     confidence: ReadingReport,
     classes: Vec<ClassReport>,
-    roc_class1: Option<Vec<RocPoint>>,
+    roc_class1: Option<Roc>,
 ) -> Audit {
     assemble(
         set,
@@ -414,7 +414,7 @@ impl<'s> ClassRange<'s, '_> {
         fetch: impl Fn(&(f64, f64)) -> (f64, f64),
         visit: &mut impl FnMut(
             (ClassReport, Option<ClassReport>),
-            (Option<Vec<RocPoint>>, Option<Vec<RocPoint>>),
+            (Option<Roc>, Option<Roc>),
             Option<bool>,
         ),
     ) {
