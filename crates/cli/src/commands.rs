@@ -90,6 +90,15 @@ pub(crate) fn input_failure(errors: &ParseErrors) -> Failure {
     if errors.more > 0 {
         message.push_str(&format!("\n… and {} more errors", errors.more));
     }
+    // a reading detection guessed: the flags of each mapping that would fit
+    for c in errors.errors.iter().flat_map(|e| &e.candidates) {
+        let r = calibscope_io::MappingRequest::from_mapping(&c.mapping);
+        let mut flags = format!("--scores {}", r.scores.join(","));
+        if !r.class_names.is_empty() {
+            flags.push_str(&format!(" --class-names {}", r.class_names.join(",")));
+        }
+        message.push_str(&format!("\nto read {}: add {flags}", c.says));
+    }
     Failure::Input(message)
 }
 

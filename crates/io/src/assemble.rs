@@ -154,7 +154,15 @@ pub fn pair_role(file_name: &str) -> Option<(String, Option<Source>)> {
 
 /// The file name without directories and extension (`a/b/x.csv` → `x`).
 pub(crate) fn stem(file: &str) -> String {
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let mut base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    for ext in [".gz", ".zst", ".zstd"] {
+        if let Some(s) = base.strip_suffix(ext) {
+            if !s.is_empty() {
+                base = s;
+                break;
+            }
+        }
+    }
     for ext in [".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz"] {
         if let Some(s) = base.strip_suffix(ext) {
             if !s.is_empty() {

@@ -103,6 +103,13 @@ pub enum ErrorCode {
     ZipTooLarge,
     /// A zip archive without members.
     ZipEmpty,
+    // --- detection
+    /// Errors explained by a detected reading of the columns, summarised as one
+    /// question; [`ParseError::candidates`] holds the mappings that would fit.
+    MappingGuess,
+    // --- compressed input
+    /// A gzip or zstd stream that is corrupt or ends early.
+    CompressedBad,
 }
 
 impl ErrorCode {
@@ -150,6 +157,8 @@ impl ErrorCode {
             ZipCrc => "zip_crc",
             ZipTooLarge => "zip_too_large",
             ZipEmpty => "zip_empty",
+            MappingGuess => "mapping_guess",
+            CompressedBad => "compressed_bad",
         }
     }
 
@@ -267,6 +276,19 @@ pub struct ParseError {
     pub location: Location,
     /// A sentence a person can act on (without the location prefix).
     pub message: String,
+    /// Mappings that would read the file as the message suggests (for
+    /// [`ErrorCode::MappingGuess`]; empty otherwise): the app offers each as a
+    /// button, the CLI prints its flags.
+    pub candidates: Vec<Candidate>,
+}
+
+/// A mapping offered instead of a detected one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// What it reads, as a short answer to the question (`10 classes p0..p9`).
+    pub says: String,
+    /// The mapping to read the file with.
+    pub mapping: crate::ColumnMapping,
 }
 
 impl ParseError {
@@ -281,6 +303,7 @@ impl ParseError {
             file: file.to_string(),
             location,
             message: message.into(),
+            candidates: Vec::new(),
         }
     }
 }

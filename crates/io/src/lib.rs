@@ -34,6 +34,7 @@
 //! ```
 
 mod assemble;
+mod compress;
 mod csv;
 mod decimal;
 pub mod error;
@@ -55,7 +56,7 @@ mod fs;
 pub use assemble::{assemble, combine, pair_role};
 pub(crate) use assemble::{check_same_samples, stem};
 pub use calibscope_core::{PredictionSet, Source};
-pub use error::{ErrorCode, Location, ParseError, ParseErrors};
+pub use error::{Candidate, ErrorCode, Location, ParseError, ParseErrors};
 pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
 pub use npy::NpyArray;
 pub use request::MappingRequest;
@@ -205,6 +206,7 @@ enum State {
     Json(Box<json::JsonBuf>),
     Npy(Box<npy::NpyDecoder>),
     Npz(Box<npz::ZipStream>),
+    Compressed(Box<compress::Decompress>),
     Failed(ParseErrors),
     Done,
 }
@@ -301,6 +303,9 @@ impl Parser {
             ))),
             Sniffed::Npy => State::Npy(Box::new(npy::NpyDecoder::new(&name, None, &self.opts))),
             Sniffed::Zip => State::Npz(Box::new(npz::ZipStream::new(&name, &self.opts))),
+            Sniffed::Compressed(codec) => State::Compressed(Box::new(compress::Decompress::new(
+                codec, &name, &self.opts,
+            ))),
             Sniffed::Json(bom) => State::Json(Box::new(json::JsonBuf::new(&name, bom, &self.opts))),
             Sniffed::Csv(bom) => State::Csv(Box::new(csv::CsvStream::new(
                 &name,
@@ -320,6 +325,7 @@ impl Parser {
             State::Json(j) => j.push(data),
             State::Npy(n) => n.push(data),
             State::Npz(z) => z.push(data),
+            State::Compressed(z) => z.push(data),
             _ => {}
         }
     }
@@ -330,6 +336,7 @@ impl Parser {
             State::Json(j) => j.failed(),
             State::Npy(n) => n.failed(),
             State::Npz(z) => z.failed(),
+            State::Compressed(z) => z.failed(),
             State::Failed(e) => return Err(e.clone()),
             _ => false,
         };
@@ -339,6 +346,7 @@ impl Parser {
                 State::Json(j) => j.finish().err(),
                 State::Npy(n) => n.finish_array().err(),
                 State::Npz(z) => z.finish().err(),
+                State::Compressed(z) => z.finish_any().err(),
                 _ => None,
             }
             .unwrap_or_else(|| ParseErrors {
@@ -392,6 +400,7 @@ impl Parser {
                 }
             }
             State::Npz(z) => z.finish().map(Parsed::Dataset),
+            State::Compressed(z) => z.finish_any(),
         }
     }
 }
@@ -402,6 +411,7 @@ enum Sniffed {
     Unknown(String),
     Npy,
     Zip,
+    Compressed(compress::Codec),
     /// JSON; the BOM length to skip.
     Json(usize),
     /// CSV; the BOM length to skip.
@@ -421,9 +431,9 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
         (b"PK\x03\x04", None),
         (b"PK\x05\x06", None),
         (b"PK\x06\x06", None),
-        (b"\x1f\x8b", Some("a gzip-compressed file; decompress it first (gunzip)")),
-        (b"BZh", Some("a bzip2-compressed file; decompress it first")),
-        (b"\x28\xb5\x2f\xfd", Some("a zstd-compressed file; decompress it first")),
+        (b"\x1f\x8b", None),
+        (b"BZh", Some("a bzip2-compressed file; decompress it first (bunzip2), or compress it with gzip or zstd, which are read as they are")),
+        (b"\x28\xb5\x2f\xfd", None),
         // UTF-32 before UTF-16: the little-endian BOMs share their first two bytes
         (b"\xff\xfe\x00\x00", Some("UTF-32 text; save the file as UTF-8")),
         (b"\x00\x00\xfe\xff", Some("UTF-32 text; save the file as UTF-8")),
@@ -445,6 +455,8 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
                 return match (msg, m[0]) {
                     (Some(msg), _) => Sniffed::Unknown(format!("this is {msg}")),
                     (None, b'P') => Sniffed::Zip,
+                    (None, 0x1f) => Sniffed::Compressed(compress::Codec::Gzip),
+                    (None, 0x28) => Sniffed::Compressed(compress::Codec::Zstd),
                     (None, _) => Sniffed::Npy,
                 };
             }

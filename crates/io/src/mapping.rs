@@ -143,7 +143,10 @@ const VEC_PROB_NAMES: &[&str] = &[
     "y_prob",
 ];
 const VEC_LOGIT_NAMES: &[&str] = &["logit", "logits", "z", "scores", "score"];
-const PROB_PREFIXES: &[&str] = &["p_", "prob_", "proba_", "probs_", "probability_"];
+const PROB_PREFIXES: &[&str] = &["p_", "prob_", "proba_", "probs_", "probability_", "pred_"];
+/// Prefixes followed directly by a class index (`p0..p9`, `proba0`), as people name
+/// `predict_proba` columns by hand.
+const PROB_DIGIT_PREFIXES: &[&str] = &["proba", "prob", "pred", "p"];
 const LOGIT_PREFIXES: &[&str] = &["logit_", "logits_", "z_"];
 
 /// The source a vector-valued column's name implies.
@@ -156,6 +159,15 @@ pub(crate) fn vector_source(name: &str) -> Option<Source> {
     } else {
         None
     }
+}
+
+/// pandas' index column as `to_csv` writes it (an empty header) or as it comes
+/// back from `read_csv(...).to_csv` (`Unnamed: 0`).
+pub(crate) fn is_index_name(name: &str) -> bool {
+    let n = norm(name);
+    n.is_empty()
+        || n.strip_prefix("unnamed: ")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A column as seen by the planner: its name and its width (1 for a scalar column,
@@ -196,6 +208,12 @@ pub(crate) struct Plan {
     /// Class names, in class order (empty: indices `0..k`).
     pub class_names: Vec<String>,
     pub detection: Detection,
+    /// The score columns (and class names) were detected, not given by the mapping:
+    /// errors they explain are summarised as one question ([`crate::ParseError::candidates`]).
+    pub guessed: bool,
+    /// The score columns are class-name columns (headers taken as class names
+    /// because nothing else named scores).
+    pub class_columns: bool,
 }
 
 /// A planning failure: code + message (+ column).
@@ -207,4 +225,4 @@ pub(crate) struct PlanError {
 }
 
 mod plan;
-pub(crate) use plan::plan;
+pub(crate) use plan::{order_family, plan, short_list, split_prefix};

@@ -156,6 +156,12 @@ pub(crate) struct LabelReader {
     pub mixed_reported: bool,
     /// Largest label accepted + 1.
     pub limit: u64,
+    /// Labels that are not among the class names (class-named columns only).
+    pub misses: u64,
+    /// The first of them: (row, text).
+    pub miss_first: Option<(u64, String)>,
+    /// Smallest and largest integer label read against class names.
+    pub int_range: Option<(i64, i64)>,
 }
 
 /// A label that could not be read: (code, message).
@@ -175,6 +181,9 @@ impl LabelReader {
             } else {
                 MAX_CLASS
             },
+            misses: 0,
+            miss_first: None,
+            int_range: None,
         }
     }
 
@@ -220,17 +229,44 @@ impl LabelReader {
         self.read_slow(tok, row)
     }
 
+    fn miss(&mut self, row: u64, text: &str) {
+        self.misses += 1;
+        if self.miss_first.is_none() {
+            self.miss_first = Some((row, text.to_string()));
+        }
+    }
+
+    /// Merges the label counts of a later part whose rows start at `base`.
+    pub(crate) fn absorb(&mut self, later: &LabelReader, base: u64) {
+        self.misses += later.misses;
+        if self.miss_first.is_none() {
+            self.miss_first = later.miss_first.clone().map(|(r, t)| (r + base, t));
+        }
+        self.int_range = match (self.int_range, later.int_range) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
+        };
+    }
+
     #[cold]
     fn read_slow(&mut self, tok: LabelTok<'_>, row: u64) -> Result<u32, LabelErr> {
+        if let (LabelTok::Int(v), ClassKind::IntNames(_) | ClassKind::Names(_)) = (&tok, &self.kind)
+        {
+            let v = *v;
+            self.int_range = Some(self.int_range.map_or((v, v), |(a, b)| (a.min(v), b.max(v))));
+        }
         match tok {
             LabelTok::Int(v) => match &self.kind {
                 ClassKind::Indices => self.int(v),
                 ClassKind::IntNames(ints) => match ints.iter().position(|&c| c == v) {
                     Some(i) => Ok(i as u32),
-                    None => Err((
-                        ErrorCode::LabelOutOfRange,
-                        format!("label {v} is not one of the classes ({})", self.classes()),
-                    )),
+                    None => {
+                        self.miss(row, &v.to_string());
+                        Err((
+                            ErrorCode::LabelOutOfRange,
+                            format!("label {v} is not one of the classes ({})", self.classes()),
+                        ))
+                    }
                 },
                 ClassKind::Names(_) => {
                     self.saw_int.get_or_insert(row);
@@ -263,19 +299,22 @@ impl LabelReader {
                 ErrorCode::NotUtf8,
                 "label is not valid UTF-8 text; save the file as UTF-8".to_string(),
             )),
-            LabelTok::Text(t) => {
-                match &self.kind {
-                    ClassKind::Names(map) => match map.get(t.trim()) {
-                        Some(&i) => {
-                            self.saw_name.get_or_insert(row);
-                            Ok(i)
-                        }
-                        None => Err((
+            LabelTok::Text(t) => match &self.kind {
+                ClassKind::Names(map) => match map.get(t.trim()).copied() {
+                    Some(i) => {
+                        self.saw_name.get_or_insert(row);
+                        Ok(i)
+                    }
+                    None => {
+                        self.miss(row, t.trim());
+                        Err((
                             ErrorCode::BadLabel,
                             format!("label {t:?} is not one of the classes ({})", self.classes()),
-                        )),
-                    },
-                    _ => Err((
+                        ))
+                    }
+                },
+                _ => {
+                    Err((
                         ErrorCode::BadLabel,
                         if self.names.is_empty() || matches!(self.kind, ClassKind::Indices) {
                             format!(
@@ -285,9 +324,9 @@ impl LabelReader {
                         } else {
                             format!("label {t:?} is not one of the classes ({})", self.classes())
                         },
-                    )),
+                    ))
                 }
-            }
+            },
         }
     }
 

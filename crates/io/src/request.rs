@@ -54,6 +54,42 @@ fn nonempty(v: &[String]) -> Vec<String> {
 }
 
 impl MappingRequest {
+    /// The request that gives `mapping` (what [`MappingRequest::to_mapping`] turns
+    /// back into it), e.g. to offer a [`crate::Candidate`]'s mapping as a form.
+    pub fn from_mapping(mapping: &ColumnMapping) -> MappingRequest {
+        let pick = |p: &Pick| match p {
+            Pick::Auto => None,
+            Pick::Absent => Some(String::new()),
+            Pick::Column(c) => Some(c.clone()),
+        };
+        let (scores, top_label) = match &mapping.scores {
+            None => (Vec::new(), Vec::new()),
+            Some(ScoreColumns::Column(c)) => (vec![c.clone()], Vec::new()),
+            Some(ScoreColumns::Matrix(cols)) => (cols.clone(), Vec::new()),
+            Some(ScoreColumns::TopLabel {
+                predicted,
+                confidence,
+            }) => (Vec::new(), vec![predicted.clone(), confidence.clone()]),
+        };
+        MappingRequest {
+            delimiter: mapping.delimiter.map(|d| match d {
+                b'\t' => "tab".to_string(),
+                d => (d as char).to_string(),
+            }),
+            label: mapping.label.clone(),
+            source: mapping.source.and_then(|s| match s {
+                Source::Probs => Some("probs".to_string()),
+                Source::Logits => Some("logits".to_string()),
+                _ => None,
+            }),
+            scores,
+            top_label,
+            class_names: mapping.class_names.clone().unwrap_or_default(),
+            model_column: pick(&mapping.model),
+            id_column: pick(&mapping.id),
+        }
+    }
+
     /// The [`ColumnMapping`] this request asks for, or a message saying which field
     /// is wrong and what it takes.
     pub fn to_mapping(&self) -> Result<ColumnMapping, String> {
@@ -159,6 +195,26 @@ mod tests {
         .unwrap();
         assert_eq!(top.delimiter, Some(b';'));
         assert!(matches!(top.scores, Some(ScoreColumns::TopLabel { .. })));
+    }
+
+    #[test]
+    fn mappings_come_back_as_requests() {
+        let m = ColumnMapping {
+            delimiter: Some(b'\t'),
+            label: Some("y".into()),
+            scores: Some(ScoreColumns::Matrix(vec!["p_1".into(), "p_2".into()])),
+            source: Some(Source::Logits),
+            class_names: Some(vec!["0".into(), "1".into()]),
+            model: Pick::Absent,
+            id: Pick::Column("row".into()),
+        };
+        let r = MappingRequest::from_mapping(&m);
+        assert_eq!(r.model_column.as_deref(), Some(""));
+        assert_eq!(r.to_mapping().unwrap(), m);
+        assert_eq!(
+            MappingRequest::from_mapping(&ColumnMapping::default()),
+            MappingRequest::default()
+        );
     }
 
     #[test]

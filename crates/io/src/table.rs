@@ -15,6 +15,7 @@ pub(crate) use fast::rows_at_once;
 #[cfg(test)]
 pub(crate) use fast::ROW_BY_ROW;
 mod finish;
+mod guess;
 #[cfg(not(target_family = "wasm"))]
 mod merge;
 

@@ -21,7 +21,7 @@ fn find_any(cols: &[Col], names: &[&str]) -> Vec<usize> {
     v
 }
 
-fn split_prefix(name: &str) -> Option<(&'static str, Source, String)> {
+pub(crate) fn split_prefix(name: &str) -> Option<(&'static str, Source, String)> {
     let n = norm(name);
     for p in PROB_PREFIXES {
         if let Some(rest) = n.strip_prefix(p) {
@@ -37,12 +37,19 @@ fn split_prefix(name: &str) -> Option<(&'static str, Source, String)> {
             }
         }
     }
+    for p in PROB_DIGIT_PREFIXES {
+        if let Some(rest) = n.strip_prefix(p) {
+            if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+                return Some((p, Source::Probs, rest.to_string()));
+            }
+        }
+    }
     None
 }
 
 /// Class order of a family of `prefix_<class>` columns: by integer value when every
 /// suffix is a non-negative integer, else file order. Returns (columns, names).
-fn order_family(fam: &[(usize, String)]) -> (Vec<usize>, Vec<String>) {
+pub(crate) fn order_family(fam: &[(usize, String)]) -> (Vec<usize>, Vec<String>) {
     let ints: Option<Vec<u64>> = fam.iter().map(|(_, s)| s.parse::<u64>().ok()).collect();
     let mut v: Vec<(usize, String)> = fam.to_vec();
     if let Some(ints) = ints {
@@ -168,6 +175,26 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         Pick::Auto => find_any(cols, ID_NAMES).first().copied(),
     };
 
+    // pandas' index column (`to_csv` writes it with an empty header): ignored
+    let mut reserved = vec![false; cols.len()];
+    for (i, c) in cols.iter().enumerate() {
+        if c.width == 1 && is_index_name(&c.name) && Some(i) != label {
+            reserved[i] = true;
+            det.guess(
+                "index",
+                if c.name.trim().is_empty() {
+                    format!("column {} (no name)", i + 1)
+                } else {
+                    format!("{:?}", c.name.trim())
+                },
+                "a column without a name (or \"Unnamed: 0\") is the row index pandas' to_csv writes; it was ignored",
+            );
+        }
+    }
+    for i in [label, model, id].into_iter().flatten() {
+        reserved[i] = true;
+    }
+    let mut class_columns = false;
     let mut class_names: Vec<String> = Vec::new();
     let scores = match &mapping.scores {
         Some(ScoreColumns::Column(name)) => named(name, "score", &mut errors).map(|col| {
@@ -243,7 +270,16 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
                 _ => None,
             }
         }
-        None => detect_scores(cols, mapping, &mut det, &mut class_names, &mut errors),
+        None => detect_scores(
+            cols,
+            mapping,
+            &reserved,
+            label.is_some(),
+            &mut det,
+            &mut class_names,
+            &mut class_columns,
+            &mut errors,
+        ),
     };
 
     if !errors.is_empty() {
@@ -312,6 +348,8 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         id,
         class_names,
         detection: det,
+        guessed: mapping.scores.is_none() && mapping.class_names.is_none(),
+        class_columns,
     })
 }
 
@@ -328,6 +366,21 @@ fn binary_source(name: &str) -> SourceChoice {
     }
 }
 
+/// `a, b, c` or `a, b, …, z` for a long list.
+pub(crate) fn short_list(names: &[String]) -> String {
+    if names.len() <= 6 {
+        names.join(", ")
+    } else {
+        format!(
+            "{}, {}, {}, …, {}",
+            names[0],
+            names[1],
+            names[2],
+            names[names.len() - 1]
+        )
+    }
+}
+
 fn list(cols: &[Col]) -> String {
     let mut s = cols
         .iter()
@@ -341,11 +394,15 @@ fn list(cols: &[Col]) -> String {
     s
 }
 
+#[allow(clippy::too_many_arguments)]
 fn detect_scores(
     cols: &[Col],
     mapping: &ColumnMapping,
+    reserved: &[bool],
+    has_label: bool,
     det: &mut Detection,
     class_names: &mut Vec<String>,
+    class_columns: &mut bool,
     errors: &mut Vec<PlanError>,
 ) -> Option<PlanScores> {
     // candidates, best first: vector columns, prefix families, binary columns, top-label
@@ -410,6 +467,13 @@ fn detect_scores(
     }
     for names in [BIN_LOGIT_NAMES, BIN_PROB_NAMES, BIN_AUTO_NAMES] {
         for i in find_any(cols, names) {
+            // (a lone `p1` is already a candidate as its family)
+            if cands
+                .iter()
+                .any(|c| matches!(c.0, PlanScores::Column { col, .. } if col == i))
+            {
+                continue;
+            }
             let source = match mapping.source {
                 Some(s) => SourceChoice::Known(s),
                 None => binary_source(&cols[i].name),
@@ -437,11 +501,49 @@ fn detect_scores(
             Vec::new(),
         ));
     }
+    if cands.is_empty() && has_label {
+        // class-name columns: pandas' `DataFrame(model.predict_proba(X),
+        // columns=model.classes_)` names each probability column by its class, in
+        // `classes_` order; the labels are matched with these names
+        let other: Vec<usize> = (0..cols.len())
+            .filter(|&i| {
+                let n = norm(&cols[i].name);
+                !reserved[i]
+                    && cols[i].width == 1
+                    && ![LABEL_NAMES, PRED_NAMES, CONF_NAMES, MODEL_NAMES, ID_NAMES]
+                        .iter()
+                        .any(|names| names.contains(&n.as_str()))
+            })
+            .collect();
+        if other.len() >= 2 {
+            let source = mapping.source.unwrap_or(Source::Probs);
+            let names: Vec<String> = other
+                .iter()
+                .map(|&i| cols[i].name.trim().to_string())
+                .collect();
+            det.guess(
+                "scores",
+                format!(
+                    "class-name columns {} ({} classes, {})",
+                    short_list(&names),
+                    names.len(),
+                    source.name()
+                ),
+                "no column is named like scores (p_<class>, logit_<class>, p, score); the other columns were taken as one score column per class, named by their class in file order (as pandas writes DataFrame(model.predict_proba(X), columns=model.classes_)), and the labels are matched with these names",
+            );
+            *class_names = names;
+            *class_columns = true;
+            return Some(PlanScores::Matrix {
+                cols: other,
+                source,
+            });
+        }
+    }
     if cands.is_empty() {
         errors.push(perr(
             crate::ErrorCode::MissingScoreColumns,
             format!(
-                "no score columns: expected p_<class> / logit_<class> columns, a binary p / logit / score column, or yhat + conf (columns: {})",
+                "no score columns: expected p_<class> / logit_<class> / p0..pK columns, one column per class named by the class, a binary p / logit / score column, or yhat + conf (columns: {})",
                 list(cols)
             ),
         ));

@@ -19,6 +19,7 @@ impl TableBuilder {
             long,
             bad_rows,
             rows,
+            labels,
             ..
         } = self;
         // (no copy once the parts of a parallel read are joined)
@@ -206,7 +207,9 @@ impl TableBuilder {
                 verrs.push((loc, e, set.k, set.source()));
             }
         }
-        finish_errors(ds, sink, verrs)
+        let summary =
+            super::guess::summarise(file, &plan, &cols, &labels, &ds, &mut sink, &mut verrs);
+        finish_errors_with(ds, sink, verrs, summary)
     }
 }
 
@@ -268,17 +271,29 @@ pub(crate) fn finish_errors(
     sink: Sink,
     verrs: Vec<(Location, calibscope_core::InputError, usize, Source)>,
 ) -> Result<Dataset, ParseErrors> {
-    if sink.is_empty() && verrs.is_empty() {
+    finish_errors_with(ds, sink, verrs, None)
+}
+
+/// [`finish_errors`] with the summary of the errors a detected reading explains
+/// (which keeps the dataset, as value errors do, so its reading can be shown).
+fn finish_errors_with(
+    ds: Dataset,
+    sink: Sink,
+    verrs: Vec<(Location, calibscope_core::InputError, usize, Source)>,
+    summary: Option<crate::ParseError>,
+) -> Result<Dataset, ParseErrors> {
+    if sink.errors.is_empty() && sink.more == 0 && verrs.is_empty() && summary.is_none() {
         return Ok(ds);
     }
-    let only_values = sink.is_empty();
+    let only_values = sink.errors.is_empty() && sink.more == 0;
     let Sink {
         file,
         mut errors,
         mut more,
         max,
-        ..
+        columns,
     } = sink;
+    errors.extend(summary);
     for (loc, e, k, source) in verrs {
         errors.push(crate::ParseError::new(
             ErrorCode::from_input(e.kind),
@@ -296,6 +311,6 @@ pub(crate) fn finish_errors(
         errors,
         more,
         dataset: only_values.then(|| Box::new(ds)),
-        columns: Vec::new(),
+        columns,
     })
 }

@@ -134,6 +134,7 @@ impl TableBuilder {
         self.rows += rows;
         self.bad_rows.extend(bad_rows.iter().map(|r| r + base));
         let l = &mut self.labels;
+        l.absorb(&labels, base);
         l.saw_int = l.saw_int.or(labels.saw_int.map(|r| r + base));
         l.saw_name = l.saw_name.or(labels.saw_name.map(|r| r + base));
         let (a, b) = l.mixed()?;

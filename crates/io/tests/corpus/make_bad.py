@@ -150,3 +150,38 @@ w("json_deep_value.json", '[{"label": ' + "[" * 100 + "]" * 100 + "}]")
 w("json_not_utf8.json", b'[{"label": "\xe9", "p": 0.5}]')
 w("long_nan_in_second_model.csv", "model,label,p_0,p_1\na,0,0.9,0.1\na,1,0.2,0.8\nb,0,0.6,0.4\nb,1,,0.3\n")
 w("toplabel_huge_label.csv", "label,yhat,conf\n5000000,0,0.5\n1,1,0.9\n")
+
+# --- compressed text (gzip: the standard library; zstd: frames written by hand)
+import gzip
+GOOD = b"label,p_0,p_1\n" + b"".join(b"%d,%r,%r\n" % (i % 2, 0.25 + i / 1000, 0.75 - i / 1000) for i in range(200))
+gz = gzip.compress(GOOD, mtime=0)
+w("gzip_truncated.csv.gz", gz[: len(gz) // 2])
+bad_crc = bytearray(gz)
+bad_crc[-8] ^= 0xFF  # the trailer's CRC-32
+w("gzip_crc.csv.gz", bytes(bad_crc))
+w("gzip_trailing_garbage.csv.gz", gz + b"garbage")
+w("gzip_not_table.csv.gz", gzip.compress(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, mtime=0))
+
+def zstd_frame(blocks, size=None):
+    """A zstd frame (RFC 8878) of (type, payload, last) blocks; type 0 = raw."""
+    head = b"\x28\xb5\x2f\xfd"
+    if size is not None and size < 256:
+        head += bytes([0x20, size])  # single segment, 1-byte content size
+    else:
+        head += bytes([0x00, 0x58])  # window descriptor: 1 MiB... (exponent 11)
+    out = head
+    for kind, payload, last in blocks:
+        n = 1 if kind == 1 else len(payload)
+        h = int(last) | (kind << 1) | (n << 3)
+        out += struct.pack("<I", h)[:3] + payload
+    return out
+
+raw = zstd_frame([(0, GOOD[:1000], False), (0, GOOD[1000:], True)])
+w("zstd_truncated.csv.zst", raw[: len(raw) - 300])
+w("zstd_corrupt.csv.zst", zstd_frame([(2, b"\xff" * 40, True)]))
+
+# --- scikit-learn / pandas conventions: readings the labels contradict
+w("class_columns_mismatch.csv", "label,cat,dog,bird\nfish,0.2,0.3,0.5\ncat,0.6,0.3,0.1\nfish,0.1,0.1,0.8\n")
+w("binary_labels_past_one.csv", "label,score,cat,dog,bird\n0,0.6,0.6,0.3,0.1\n2,0.5,0.2,0.3,0.5\n1,0.7,0.2,0.7,0.1\n2,0.8,0.1,0.1,0.8\n")
+w("one_based_class_columns.csv", "label,p_1,p_2,p_3\n0,0.6,0.3,0.1\n2,0.2,0.3,0.5\n1,0.2,0.7,0.1\n0,0.8,0.1,0.1\n")
+w("binary_only_column_past_one.csv", "y,p\n0,0.2\n3,0.9\n1,0.7\n")
