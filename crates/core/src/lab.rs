@@ -13,6 +13,11 @@ use crate::split::SplitMix64;
 use crate::sum::Sum;
 use crate::synth::{Distribution, Mode};
 
+pub use crate::lab_tables::{
+    paper_cell, paper_row, PaperCell, PaperRow, PAPER_REPS, PAPER_TABLE5, PAPER_TABLES_8_9,
+    TABLES_8_9_N,
+};
+
 /// How a forecaster turns the true posterior `p*` into its report (seed 000's
 /// strategic reports).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -377,22 +382,51 @@ pub struct CellSummary {
     pub p_risk: McMean,
 }
 
+/// The per-repetition values behind a [`CellSummary`], in Table 5's column order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellRuns {
+    /// Repetitions run.
+    pub reps: usize,
+    /// One list per column, one value per repetition: Acc, cwA, gain (repetitions
+    /// where it is undefined are left out), CSR, σ_CSR, `1[CSR > 1 + σ]` and
+    /// `1[CSR > 1 + 3σ]` (as 0 or 1), P_risk.
+    pub columns: [Vec<f64>; 8],
+}
+
+impl CellRuns {
+    /// Means and standard errors of the columns; the two shares are plain fractions.
+    pub fn summary(&self) -> CellSummary {
+        let m = |i: usize| mc_mean(&self.columns[i]).unwrap_or_default();
+        CellSummary {
+            reps: self.reps,
+            acc: m(0),
+            cwa: m(1),
+            gain: m(2),
+            csr: m(3),
+            sigma_csr: m(4),
+            beyond_1sigma: m(5).mean,
+            beyond_3sigma: m(6).mean,
+            p_risk: m(7),
+        }
+    }
+}
+
 /// Runs the generator `(dist, mode)` `reps` times with `n` samples (repetition `r`
-/// seeded with `seed + r`) and summarises [`crate::beyond::RiskMetrics`] as the seed's
-/// Table 5 does. `progress(r)` after each repetition. `None` when `n` or `reps` is 0.
-pub fn cell_summary(
+/// seeded with `seed + r`) and keeps each repetition's [`crate::beyond::RiskMetrics`]
+/// in Table 5's columns. `progress(r)` after each repetition. `None` when `n` or
+/// `reps` is 0.
+pub fn cell_runs(
     dist: Distribution,
     mode: Mode,
     n: usize,
     reps: usize,
     seed: u64,
     mut progress: impl FnMut(usize),
-) -> Option<CellSummary> {
+) -> Option<CellRuns> {
     if n == 0 || reps == 0 {
         return None;
     }
-    let mut cols: [Vec<f64>; 6] = Default::default();
-    let (mut over1, mut over3) = (0usize, 0usize);
+    let mut columns: [Vec<f64>; 8] = Default::default();
     for r in 0..reps {
         let s = crate::synth::generate(dist, mode, n, seed.wrapping_add(r as u64));
         let mut acc = RiskAccumulator::default();
@@ -401,120 +435,37 @@ pub fn cell_summary(
         }
         let m = acc.finish();
         let (csr, sigma) = (m.csr?, m.sigma_csr?);
-        over1 += (csr > 1.0 + sigma) as usize;
-        over3 += (csr > 1.0 + 3.0 * sigma) as usize;
-        for (col, v) in cols
-            .iter_mut()
-            .zip([m.acc, m.cwa, m.gain, m.csr, m.sigma_csr, m.p_risk])
-        {
+        let over1 = Some((csr > 1.0 + sigma) as u8 as f64);
+        let over3 = Some((csr > 1.0 + 3.0 * sigma) as u8 as f64);
+        let row = [
+            m.acc,
+            m.cwa,
+            m.gain,
+            m.csr,
+            m.sigma_csr,
+            over1,
+            over3,
+            m.p_risk,
+        ];
+        for (col, v) in columns.iter_mut().zip(row) {
             col.extend(v.filter(|v| v.is_finite()));
         }
         progress(r + 1);
     }
-    let [acc, cwa, gain, csr, sigma_csr, p_risk] = cols.map(|c| mc_mean(&c).unwrap_or_default());
-    Some(CellSummary {
-        reps,
-        acc,
-        cwa,
-        gain,
-        csr,
-        sigma_csr,
-        beyond_1sigma: over1 as f64 / reps as f64,
-        beyond_3sigma: over3 as f64 / reps as f64,
-        p_risk,
-    })
+    Some(CellRuns { reps, columns })
 }
 
-/// One row of the seed's Table 5 as printed (fractions, not percents).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PaperRow {
-    /// `N`.
-    pub n: usize,
-    /// The distribution.
-    pub dist: Distribution,
-    /// Mean Acc, cwA, gain, CSR, σ_CSR, `>1σ`, `>3σ`, P_risk.
-    pub values: [f64; 8],
-}
-
-macro_rules! paper {
-    ($n:expr, $d:ident, $($v:expr),*) => {
-        PaperRow { n: $n, dist: Distribution::$d, values: [$($v),*] }
-    };
-}
-
-/// The Perfect-calibration rows of Table 5 of "Beyond ECE" (seed 002) at
-/// `N = 100` and `N = 10,000`, 100 repetitions each, transcribed from
-/// `seeds/002_*.txt` (percentages divided by 100).
-pub const PAPER_TABLE5: [PaperRow; 20] = [
-    paper!(100, Uniform, 0.4987, 0.6626, 0.3287, 1.0251, 0.3108, 0.13, 0.03, 0.2984),
-    paper!(100, SkewHigh, 0.8662, 0.8956, 0.2199, 0.9115, 11.6795, 0.02, 0.0, 0.1616),
-    paper!(100, SkewLow, 0.1456, 0.3361, 0.2243, 0.9985, 0.0500, 0.15, 0.0, 0.3253),
-    paper!(100, Bimodal, 0.4970, 0.8084, 0.6204, 1.2019, 7.8461, 0.06, 0.02, 0.1790),
-    paper!(100, TightHi, 0.9039, 0.9075, 0.0391, 0.9638, 0.6288, 0.10, 0.01, 0.2646),
-    paper!(100, TightLo, 0.0991, 0.1324, 0.0375, 1.0004, 0.0339, 0.19, 0.0, 0.3730),
-    paper!(100, Normal, 0.6947, 0.7087, 0.0461, 1.0182, 0.1920, 0.17, 0.01, 0.3581),
-    paper!(
-        100,
-        LogUniformLow,
-        0.1103,
-        0.4940,
-        0.4339,
-        0.9918,
-        0.0783,
-        0.07,
-        0.0,
-        0.2853
-    ),
-    paper!(
-        100,
-        LogUniformHigh,
-        0.9358,
-        0.9620,
-        0.4175,
-        0.4842,
-        27.1426,
-        0.0,
-        0.0,
-        0.0369
-    ),
-    paper!(100, Bell, 0.4950, 0.5407, 0.0912, 1.0124, 0.1120, 0.21, 0.0, 0.3783),
-    paper!(10_000, Uniform, 0.5006, 0.6671, 0.3333, 0.9993, 0.0375, 0.09, 0.01, 0.3275),
-    paper!(10_000, SkewHigh, 0.8571, 0.8889, 0.2225, 1.0297, 16.1439, 0.01, 0.01, 0.1772),
-    paper!(10_000, SkewLow, 0.1423, 0.3329, 0.2222, 1.0006, 0.0050, 0.18, 0.0, 0.4214),
-    paper!(10_000, Bimodal, 0.5002, 0.8096, 0.6191, 1.0072, 3.6306, 0.01, 0.0, 0.1672),
-    paper!(10_000, TightHi, 0.8997, 0.9034, 0.0369, 1.0056, 0.0790, 0.12, 0.01, 0.3300),
-    paper!(10_000, TightLo, 0.1002, 0.1332, 0.0367, 0.9999, 0.0034, 0.14, 0.0, 0.3756),
-    paper!(10_000, Normal, 0.6986, 0.7128, 0.0472, 1.0026, 0.0190, 0.21, 0.02, 0.4026),
-    paper!(
-        10_000,
-        LogUniformLow,
-        0.1087,
-        0.4989,
-        0.4378,
-        1.0012,
-        0.0106,
-        0.14,
-        0.01,
-        0.3799
-    ),
-    paper!(
-        10_000,
-        LogUniformHigh,
-        0.9342,
-        0.9611,
-        0.4089,
-        0.9608,
-        2.7029,
-        0.02,
-        0.01,
-        0.1022
-    ),
-    paper!(10_000, Bell, 0.5003, 0.5457, 0.0908, 0.9990, 0.0112, 0.14, 0.0, 0.3120),
-];
-
-/// The paper's Perfect row for `(dist, n)`, if Table 5 prints one.
-pub fn paper_row(dist: Distribution, n: usize) -> Option<&'static PaperRow> {
-    PAPER_TABLE5.iter().find(|r| r.dist == dist && r.n == n)
+/// [`cell_runs`] summarised as the seed's Table 5 does (means over the repetitions,
+/// with their standard errors). `None` when `n` or `reps` is 0.
+pub fn cell_summary(
+    dist: Distribution,
+    mode: Mode,
+    n: usize,
+    reps: usize,
+    seed: u64,
+    progress: impl FnMut(usize),
+) -> Option<CellSummary> {
+    cell_runs(dist, mode, n, reps, seed, progress).map(|r| r.summary())
 }
 
 /// A top-label data set built by [`counterexample`].
