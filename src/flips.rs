@@ -17,12 +17,23 @@
 //! - `ranking.metrics.<metric>.<binning>.spearman.<a>.<b>` and `….flips.<a>.<b>`:
 //!   the matrices, `a`, `b` positions in the bin counts shown (`data-bins`);
 //! - `ranking.metrics.<metric>.<binning>.spearman_vs_error.<m>`;
-//! - `ranking.binning_free_spearman_vs_error.<metric>` for the references.
+//! - `ranking.binning_free_spearman_vs_error.<metric>` for the references;
+//! - `flips.temperature.tau.<i>`: model `i`'s τ when the models are temperature-scaled
+//!   first ([`FlipsRequest::TemperatureFirst`]).
+//!
+//! Temperature first (seed 000's protocol): every model is scaled on the stratified
+//! calibration split of the Recalibrate view's defaults and every number is read on
+//! the evaluation split (`calibscope_audit::scaled_first`, as `calibscope flips
+//! --temperature-first` and records); bin counts above that split's `min(n, 2000)`
+//! are lowered to it, and the answers say which were used.
 
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
+use calibscope_core::recal::first::{
+    temperature_first, TemperatureFirst, DEFAULT_FRACTION, DEFAULT_SEED,
+};
 use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
-use calibscope_core::Kind;
+use calibscope_core::{Kind, PredictionSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{worker_error, Session, M_SLIDER_MAX};
@@ -43,6 +54,9 @@ pub enum FlipsRequest {
     },
     /// Spearman and flip matrices of every ranked metric over `bins`.
     Matrices { binning: String, bins: Vec<usize> },
+    /// The same question asked of the models temperature-scaled first, ranked on the
+    /// evaluation split.
+    TemperatureFirst(Box<FlipsRequest>),
 }
 
 impl FlipsRequest {
@@ -52,6 +66,46 @@ impl FlipsRequest {
             FlipsRequest::Curve { .. } => 0,
             FlipsRequest::Rank { .. } => 1,
             FlipsRequest::Matrices { .. } => 2,
+            FlipsRequest::TemperatureFirst(inner) => inner.slot(),
+        }
+    }
+
+    /// `self` asked of the models temperature-scaled first when `on`.
+    pub fn scaled_first(self, on: bool) -> FlipsRequest {
+        match self {
+            FlipsRequest::TemperatureFirst(_) => self,
+            _ if on => FlipsRequest::TemperatureFirst(Box::new(self)),
+            _ => self,
+        }
+    }
+}
+
+/// How the models were temperature-scaled first: the split and each model's fit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsTemperature {
+    pub seed: u64,
+    pub fraction: f64,
+    pub n_calibration: usize,
+    /// The rows every number is read on.
+    pub n_evaluation: usize,
+    /// Per model, τ.
+    pub tau: Vec<f64>,
+    /// Per model, τ at an end of the bracket `[0.05, 20]`.
+    pub at_bracket_end: Vec<bool>,
+    /// Per model, probability input holding exact 0s or 1s (ill-posed fit).
+    pub exact_zero_one: Vec<bool>,
+}
+
+impl FlipsTemperature {
+    fn of(t: &TemperatureFirst) -> FlipsTemperature {
+        FlipsTemperature {
+            seed: t.seed,
+            fraction: t.fraction,
+            n_calibration: t.split.calibration.len(),
+            n_evaluation: t.n_evaluation(),
+            tau: t.taus(),
+            at_bracket_end: t.fits.iter().map(|f| f.at_bracket_end).collect(),
+            exact_zero_one: t.exact_zero_one.clone(),
         }
     }
 }
@@ -70,6 +124,8 @@ pub struct FlipsCurve {
     pub spearman_vs_error: Vec<Option<f64>>,
     /// Why the metric cannot be computed for this input.
     pub unavailable: Option<String>,
+    /// The models were temperature-scaled first, so.
+    pub temperature: Option<FlipsTemperature>,
 }
 
 /// The ranking at the slider's bin count against the pinned reference.
@@ -94,6 +150,8 @@ pub struct FlipsRanking {
     pub spearman_vs_error: Option<f64>,
     pub spearman_vs_error_ref: Option<f64>,
     pub unavailable: Option<String>,
+    /// The models were temperature-scaled first, so.
+    pub temperature: Option<FlipsTemperature>,
 }
 
 /// The flipped model pairs between bin counts `bins[a]` and `bins[b]`, `a < b`.
@@ -122,6 +180,10 @@ pub struct FlipsMatrices {
     /// The bin counts compared: the request's, clipped to `1..=n`, sorted, unique.
     pub bins: Vec<usize>,
     pub metrics: Vec<MetricMatrix>,
+    /// The models were temperature-scaled first, so.
+    pub temperature: Option<FlipsTemperature>,
+    /// Why the models could not be temperature-scaled first (then `metrics` is empty).
+    pub unavailable: Option<String>,
 }
 
 /// An answer of the ranking-flips view.
@@ -145,11 +207,22 @@ impl FlipsAnswer {
 }
 
 /// The view's models, indexed on first use (class readings when a classwise
-/// metric is first asked for).
+/// metric is first asked for); the temperature-scaled ones likewise.
 #[derive(Default)]
 pub struct FlipsCache {
     models: Option<Vec<ModelIndex>>,
+    scaled: Option<Result<Scaled, String>>,
 }
+
+/// The models temperature-scaled first: their evaluation rows and indices.
+struct Scaled {
+    info: FlipsTemperature,
+    sets: Vec<PredictionSet>,
+    models: Vec<ModelIndex>,
+}
+
+/// A metric's values by bin count (`[j][i]`: model `i` at the `j`-th bin count).
+type ByM = Vec<Vec<Option<f64>>>;
 
 /// Why `metric` cannot be computed on the loaded models, if it cannot.
 fn unavailable(metric: RankedMetric, has_vectors: bool) -> Option<String> {
@@ -170,18 +243,51 @@ fn complete(metric: RankedMetric, by_m: Vec<Vec<Option<f64>>>) -> Result<Vec<Vec
 }
 
 impl Session {
-    /// The models' indices, built on first use; with class readings when asked.
-    fn flips_models(&mut self, classwise: bool) -> &[ModelIndex] {
+    /// The models' indices (with class readings when asked), built on first use: as
+    /// given, or temperature-scaled first (`tf`), with how they were scaled. `Err`:
+    /// why the models cannot be scaled.
+    fn flips_models(
+        &mut self,
+        classwise: bool,
+        tf: bool,
+    ) -> Result<(&[ModelIndex], Option<FlipsTemperature>), String> {
         let (sets, cache) = self.flips_parts();
-        let models = cache
-            .models
-            .get_or_insert_with(|| sets.iter().map(|s| ModelIndex::new(s, false)).collect());
+        if !tf {
+            let models = cache
+                .models
+                .get_or_insert_with(|| sets.iter().map(|s| ModelIndex::new(s, false)).collect());
+            if classwise {
+                for (index, set) in models.iter_mut().zip(&sets) {
+                    index.add_classes(set);
+                }
+            }
+            return Ok((models, None));
+        }
+        let scaled = cache.scaled.get_or_insert_with(|| {
+            temperature_first(&sets, DEFAULT_SEED, DEFAULT_FRACTION)
+                .map(|t| Scaled {
+                    info: FlipsTemperature::of(&t),
+                    models: t.scaled.iter().map(|s| ModelIndex::new(s, false)).collect(),
+                    sets: t.scaled,
+                })
+                .map_err(|why| format!("cannot temperature-scale the models first: {why}"))
+        });
+        let scaled = scaled.as_mut().map_err(|why| why.clone())?;
         if classwise {
-            for (index, set) in models.iter_mut().zip(&sets) {
+            for (index, set) in scaled.models.iter_mut().zip(&scaled.sets) {
                 index.add_classes(set);
             }
         }
-        models
+        Ok((&scaled.models, Some(scaled.info.clone())))
+    }
+
+    /// The number of samples ranked: all, or the evaluation split's when `tf`.
+    fn flips_n(&mut self, tf: bool) -> Result<usize, String> {
+        if !tf {
+            return Ok(self.n());
+        }
+        let (_, info) = self.flips_models(false, true)?;
+        Ok(info.map_or(0, |t| t.n_evaluation))
     }
 
     /// Whether the models have probability vectors (not top-label input).
@@ -192,6 +298,10 @@ impl Session {
 
     /// Answers a ranking-flips question of request `id`.
     pub fn flips(&mut self, id: u64, gen: u64, request: &FlipsRequest) -> FromWorker {
+        let (request, tf) = match request {
+            FlipsRequest::TemperatureFirst(inner) => (inner.as_ref(), true),
+            other => (other, false),
+        };
         let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
         let metric_of = |name: &str| {
             RankedMetric::from_name(name).ok_or_else(|| format!("unknown metric {name:?}"))
@@ -199,13 +309,20 @@ impl Session {
         let binning_of = |name: &str| {
             Binning::from_name(name).ok_or_else(|| format!("unknown binning {name:?}"))
         };
-        let n = self.n();
-        let m_max = n.clamp(1, M_SLIDER_MAX);
+        // the slider's range is that of all samples; the scaled models' evaluation
+        // split may be smaller: its bin counts are lowered to it
+        let m_max = self.n().clamp(1, M_SLIDER_MAX);
+        // (when the models cannot be scaled, the answer says why)
+        let n = self.flips_n(tf).unwrap_or_else(|_| self.n());
+        let fit_max = n.clamp(1, M_SLIDER_MAX);
         let answer = match request {
+            FlipsRequest::TemperatureFirst(_) => {
+                return bad("a question is asked of the scaled models once, not twice".into())
+            }
             FlipsRequest::Curve { metric, binning } => {
                 match (metric_of(metric), binning_of(binning)) {
                     (Ok(metric), Ok(binning)) => {
-                        FlipsAnswer::Curve(self.flips_curve(metric, binning, m_max))
+                        FlipsAnswer::Curve(self.flips_curve(metric, binning, fit_max, tf))
                     }
                     (Err(e), _) | (_, Err(e)) => return bad(e),
                 }
@@ -221,16 +338,17 @@ impl Session {
                         "bin counts {m_ref} and {m} must lie in 1..={m_max}"
                     ));
                 }
+                let (m, m_ref) = ((*m).min(fit_max), (*m_ref).min(fit_max));
                 match (metric_of(metric), binning_of(binning)) {
                     (Ok(metric), Ok(binning)) => {
-                        FlipsAnswer::Rank(self.flips_rank(metric, binning, *m, *m_ref))
+                        FlipsAnswer::Rank(self.flips_rank(metric, binning, m, m_ref, tf))
                     }
                     (Err(e), _) | (_, Err(e)) => return bad(e),
                 }
             }
             FlipsRequest::Matrices { binning, bins } => match binning_of(binning) {
                 Ok(binning) if !bins.is_empty() => {
-                    FlipsAnswer::Matrices(self.flips_matrices(binning, &clip_bins(bins, n)))
+                    FlipsAnswer::Matrices(self.flips_matrices(binning, &clip_bins(bins, n), tf))
                 }
                 Ok(_) => return bad("no bin counts to compare".into()),
                 Err(e) => return bad(e),
@@ -240,25 +358,30 @@ impl Session {
     }
 
     /// `metric` for every model at `m_values` (`result[j][i]`: model `i` at the
-    /// `j`-th bin count), or why it is unavailable.
+    /// `j`-th bin count) with how the models were scaled, or why it is unavailable.
     fn flips_values(
         &mut self,
         metric: RankedMetric,
         binning: Binning,
         m_values: &[usize],
-    ) -> Result<Vec<Vec<Option<f64>>>, String> {
+        tf: bool,
+    ) -> Result<(ByM, Option<FlipsTemperature>), String> {
         if let Some(why) = unavailable(metric, self.has_vectors()) {
             return Err(why);
         }
-        let models = self.flips_models(metric.needs_vectors());
-        Ok(sweep(models, metric, binning, m_values))
+        let (models, info) = self.flips_models(metric.needs_vectors(), tf)?;
+        Ok((sweep(models, metric, binning, m_values), info))
     }
 
-    fn error_vector(&mut self) -> Vec<f64> {
-        self.flips_models(false)
-            .iter()
-            .map(|m| m.error().unwrap_or(f64::NAN))
-            .collect()
+    /// The classification error of each model (on the evaluation split when `tf`).
+    fn error_vector(&mut self, tf: bool) -> Vec<f64> {
+        match self.flips_models(false, tf) {
+            Ok((models, _)) => models
+                .iter()
+                .map(|m| m.error().unwrap_or(f64::NAN))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The curve of `metric` over `m = 1..=m_max`.
@@ -267,6 +390,7 @@ impl Session {
         metric: RankedMetric,
         binning: Binning,
         m_max: usize,
+        tf: bool,
     ) -> FlipsCurve {
         let mut out = FlipsCurve {
             metric: metric.name().into(),
@@ -279,14 +403,17 @@ impl Session {
         } else {
             vec![1]
         };
-        let by_m = match self.flips_values(metric, binning, &m_values) {
-            Ok(v) => v,
+        let by_m = match self.flips_values(metric, binning, &m_values, tf) {
+            Ok((v, info)) => {
+                out.temperature = info;
+                v
+            }
             Err(why) => {
                 out.unavailable = Some(why);
                 return out;
             }
         };
-        let error = self.error_vector();
+        let error = self.error_vector(tf);
         let rho: Vec<Option<f64>> = by_m
             .iter()
             .map(|row| {
@@ -311,6 +438,7 @@ impl Session {
         binning: Binning,
         m: usize,
         m_ref: usize,
+        tf: bool,
     ) -> FlipsRanking {
         let mut out = FlipsRanking {
             metric: metric.name().into(),
@@ -319,8 +447,11 @@ impl Session {
             m_ref,
             ..FlipsRanking::default()
         };
-        let by_m = match self.flips_values(metric, binning, &[m_ref, m]) {
-            Ok(v) => v,
+        let by_m = match self.flips_values(metric, binning, &[m_ref, m], tf) {
+            Ok((v, info)) => {
+                out.temperature = info;
+                v
+            }
             Err(why) => {
                 out.unavailable = Some(why);
                 return out;
@@ -335,7 +466,7 @@ impl Session {
                 return out;
             }
         };
-        let error = self.error_vector();
+        let error = self.error_vector(tf);
         let sweep = ranking_sweep(&values, &error);
         out.ranks_ref = sweep.ranks[0].clone();
         out.ranks = sweep.ranks[1].clone();
@@ -353,9 +484,21 @@ impl Session {
     }
 
     /// Every ranked metric's Spearman and flip matrices over `bins`.
-    pub fn flips_matrices(&mut self, binning: Binning, bins: &[usize]) -> FlipsMatrices {
-        let error = self.error_vector();
-        let metrics = RankedMetric::ALL
+    pub fn flips_matrices(&mut self, binning: Binning, bins: &[usize], tf: bool) -> FlipsMatrices {
+        let mut out = FlipsMatrices {
+            binning: binning.name().into(),
+            bins: bins.to_vec(),
+            ..FlipsMatrices::default()
+        };
+        match self.flips_models(false, tf) {
+            Ok((_, info)) => out.temperature = info,
+            Err(why) => {
+                out.unavailable = Some(why);
+                return out;
+            }
+        }
+        let error = self.error_vector(tf);
+        out.metrics = RankedMetric::ALL
             .into_iter()
             .map(|metric| {
                 let mut out = MetricMatrix {
@@ -363,8 +506,8 @@ impl Session {
                     ..MetricMatrix::default()
                 };
                 let values = self
-                    .flips_values(metric, binning, bins)
-                    .and_then(|v| complete(metric, v));
+                    .flips_values(metric, binning, bins, tf)
+                    .and_then(|(v, _)| complete(metric, v));
                 match values {
                     Err(why) => out.unavailable = Some(why),
                     Ok(values) => {
@@ -382,14 +525,14 @@ impl Session {
                 out
             })
             .collect();
-        FlipsMatrices {
-            binning: binning.name().into(),
-            bins: bins.to_vec(),
-            metrics,
-        }
+        out
     }
 }
 
 #[cfg(test)]
 #[path = "flips_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "flips_tf_tests.rs"]
+mod tf_tests;

@@ -10,6 +10,7 @@
 pub mod app;
 pub mod engine;
 pub mod flips;
+pub mod flips_finding;
 pub mod labs;
 pub mod labs_tour;
 pub mod numfmt;

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use super::flips_chart;
 use super::flips_export as export;
+use super::flips_protocol;
 use super::flips_state::{ask, parse_bins, FlipsState};
 use super::store::Store;
 use super::widgets::{binning_toggle, m_slider, num_view};
@@ -83,7 +84,8 @@ pub fn Flips() -> impl IntoView {
             ask(FlipsRequest::Curve {
                 metric: st.metric.get(),
                 binning: st.binning.get(),
-            });
+            }
+            .scaled_first(st.temperature_first.get()));
         }
     });
     Effect::new(move |_| {
@@ -93,7 +95,8 @@ pub fn Flips() -> impl IntoView {
                 binning: st.binning.get(),
                 m: st.m_at(),
                 m_ref: st.ref_at(),
-            });
+            }
+            .scaled_first(st.temperature_first.get()));
         }
     });
     Effect::new(move |_| {
@@ -101,7 +104,8 @@ pub fn Flips() -> impl IntoView {
             ask(FlipsRequest::Matrices {
                 binning: st.binning.get(),
                 bins,
-            });
+            }
+            .scaled_first(st.temperature_first.get()));
         }
     });
     move || {
@@ -116,9 +120,12 @@ pub fn Flips() -> impl IntoView {
                     <p class="note">{calibscope_audit::flips_summary::FLIPS_NOTE}" "
                         <a href="#why-flips">"Why?"</a></p>
                     <FlipsControls/>
+                    <flips_protocol::ProtocolControls/>
+                    <flips_protocol::Taus/>
                     <flips_chart::FlipsCharts/>
                     <RankingTable/>
                     <SpearmanMatrices/>
+                    <flips_protocol::Finding/>
                     <WhyFlips/>
                 </section>
             }
@@ -437,7 +444,7 @@ pub fn WhyFlips() -> impl IntoView {
                "Adding (1/n)(1 − accuracy) turns that term into (1/n²) Σ (1 − q²), which falls as q grows: the lowest expected value needs the most probable class, reported honestly. That is ConfCE^corr. "
                "The correction is at most 1/n, so it vanishes for large samples."</p>
             <p>"Read it here: pick ConfECE and move the slider between a coarse m (5) and a fine one (2000, or n): count the flips. "
-               "Switch to ConfCE^corr or LinCE^cw and the rankings hold much better; their Spearman against the classification error and against the proper losses (l_conf, Brier/k) stays high. "
+               "Switch to ConfCE^corr or LinCE^cw and count again: truthfulness is a property of the expected value, so on a finite set of models their rankings can still move; the counts above say how much they do on yours. "
                "With equal-mass bins (the default) every bin holds the same number of samples, so the noise per bin is the same across the range of confidences."</p>
         </section>
     }

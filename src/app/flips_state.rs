@@ -27,6 +27,8 @@ pub struct FlipsState {
     pub bins_text: RwSignal<String>,
     /// A log y axis for the chart.
     pub log_y: RwSignal<bool>,
+    /// Temperature-scale each model first and rank on the evaluation split.
+    pub temperature_first: RwSignal<bool>,
     pub curve: RwSignal<Option<FlipsCurve>>,
     pub ranking: RwSignal<Option<FlipsRanking>>,
     pub matrices: RwSignal<Option<FlipsMatrices>>,
@@ -48,6 +50,17 @@ impl FlipsState {
     /// `m` within `1..=m_max` (untracked).
     pub fn clamp(&self, m: usize) -> usize {
         m.clamp(1, self.m_max.get_untracked())
+    }
+
+    /// The source paper's protocol: every model temperature-scaled first,
+    /// equal-mass bins, m = 5 against 2000 (clipped to the data), matrices over
+    /// m = 5, 20 and 2000.
+    pub fn paper_protocol(&self) {
+        self.temperature_first.set(true);
+        self.binning.set("mass".into());
+        self.bins_text.set(DEFAULT_BINS.into());
+        self.m.set(self.clamp(5));
+        self.m_ref.set(self.clamp(2000));
     }
 }
 
@@ -87,6 +100,7 @@ pub fn provide(store: Store) {
         m_ref: RwSignal::new(2000),
         bins_text: RwSignal::new(DEFAULT_BINS.into()),
         log_y: RwSignal::new(true),
+        temperature_first: RwSignal::new(false),
         curve: RwSignal::new(None),
         ranking: RwSignal::new(None),
         matrices: RwSignal::new(None),

@@ -203,6 +203,7 @@ fn flips_settings(fl: FlipsState) -> FlipsSettings {
         m_ref: fl.m_ref.get_untracked(),
         bins: flips_state::parse_bins(&fl.bins_text.get_untracked())
             .unwrap_or_else(|_| FlipsSettings::default().bins),
+        temperature_first: fl.temperature_first.get_untracked(),
     }
 }
 
@@ -378,6 +379,7 @@ pub fn restore(state: ViewState, flips: Option<FlipsSettings>) -> bool {
         fl.binning.set(f.binning);
         fl.m.set(f.m.max(1));
         fl.m_ref.set(f.m_ref.max(1));
+        fl.temperature_first.set(f.temperature_first);
         set_bins(fl, &f.bins);
     }
     open_default

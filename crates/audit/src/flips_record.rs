@@ -4,7 +4,8 @@
 //! every number the view shows and [`crate::reverify`] recomputes them.
 //!
 //! ```json
-//! {"settings": {"metric": "confece", "binning": "mass", "m": 5, "m_ref": 450, "bins": [5, 20, 450]},
+//! {"settings": {"metric": "confece", "binning": "mass", "m": 5, "m_ref": 450, "bins": [5, 20, 450],
+//!               "temperature_first": false},
 //!  "models": ["a", "b", "c"], "error": [0.1, 0.2, 0.15],
 //!  "ranking": {"values": {"5": […], "450": […]}, "rank_change": […],
 //!              "ranks": {"5": […], "450": […]}, "spearman": [[…]], "flips": [[…]],
@@ -18,9 +19,20 @@
 //! rank at `m`, positive when the model moved up); `matrices` has every ranked metric over `bins`, in the shape of
 //! the multi-model audit's `ranking.metrics.<metric>.<binning>` ([`sweep_json`]).
 //! All numbers come from `calibscope_core::sweep` and `calibscope_core::rank`.
+//!
+//! With `temperature_first` (seed 000's protocol) every model is first
+//! temperature-scaled on the stratified calibration split of the Recalibrate view's
+//! defaults (`calibscope_core::recal::first`) and every number is read on the
+//! evaluation split; the section then also holds
+//! `"temperature": {"seed", "fraction", "n_calibration", "n_evaluation", "tau": […],
+//! "at_bracket_end": […], "exact_zero_one": […]}` ([`temperature_json`]), and `error`
+//! is the evaluation split's.
 
 use crate::multi::sweep_json;
 use calibscope_core::binning::Binning;
+use calibscope_core::recal::first::{
+    temperature_first, TemperatureFirst, DEFAULT_FRACTION, DEFAULT_SEED,
+};
 use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
 use calibscope_core::{Kind, PredictionSet};
 use serde::{Deserialize, Serialize};
@@ -43,6 +55,9 @@ pub struct FlipsSettings {
     pub m_ref: usize,
     /// The bin counts of the Spearman matrices.
     pub bins: Vec<usize>,
+    /// Temperature-scale each model first and read every number on the evaluation
+    /// split (seed 000's protocol; false in records written before it existed).
+    pub temperature_first: bool,
 }
 
 impl Default for FlipsSettings {
@@ -54,6 +69,7 @@ impl Default for FlipsSettings {
             m: 5,
             m_ref: FLIPS_M_MAX,
             bins: vec![5, 20, FLIPS_M_MAX],
+            temperature_first: false,
         }
     }
 }
@@ -99,6 +115,50 @@ fn unavailable(why: String) -> Value {
     json!({ "unavailable": why })
 }
 
+/// The models temperature-scaled first on the Recalibrate view's default split
+/// (seed [`DEFAULT_SEED`], fraction [`DEFAULT_FRACTION`]), when `on`; `Ok(None)`
+/// when not. `Err`: why the models cannot be scaled (top-label input, different
+/// labels, too few samples).
+pub fn scaled_first(
+    models: &[(String, PredictionSet)],
+    on: bool,
+) -> Result<Option<TemperatureFirst>, String> {
+    if !on {
+        return Ok(None);
+    }
+    let sets: Vec<&PredictionSet> = models.iter().map(|(_, s)| s).collect();
+    temperature_first(&sets, DEFAULT_SEED, DEFAULT_FRACTION)
+        .map(Some)
+        .map_err(|why| format!("cannot temperature-scale the models first: {why}"))
+}
+
+/// The sets to rank: the scaled evaluation rows of `scaled`, else the models as given.
+pub fn sets_to_rank<'a>(
+    models: &'a [(String, PredictionSet)],
+    scaled: Option<&'a TemperatureFirst>,
+) -> Vec<&'a PredictionSet> {
+    match scaled {
+        Some(t) => t.scaled.iter().collect(),
+        None => models.iter().map(|(_, s)| s).collect(),
+    }
+}
+
+/// The `temperature` object of a section (and of `calibscope flips
+/// --temperature-first --json`): the split's seed, fraction and sizes, and per model
+/// τ, whether it is at an end of the bracket `[0.05, 20]`, and whether its
+/// probabilities hold an exact 0 or 1 (the fit is ill-posed there).
+pub fn temperature_json(t: &TemperatureFirst) -> Value {
+    json!({
+        "seed": t.seed,
+        "fraction": t.fraction,
+        "n_calibration": t.split.calibration.len(),
+        "n_evaluation": t.n_evaluation(),
+        "tau": t.taus(),
+        "at_bracket_end": t.fits.iter().map(|f| f.at_bracket_end).collect::<Vec<_>>(),
+        "exact_zero_one": t.exact_zero_one,
+    })
+}
+
 /// The flips section of `models` (two or more, on the same samples) under
 /// `settings`, or why the settings are not valid (unknown metric or binning, no bin
 /// counts).
@@ -115,17 +175,17 @@ pub fn flips_section(
     })?;
     let binning = Binning::from_name(&settings.binning)
         .ok_or_else(|| format!("unknown binning {:?}", settings.binning))?;
-    let n = models.first().map_or(0, |(_, s)| s.n());
+    let scaled = scaled_first(models, settings.temperature_first)?;
+    let sets = sets_to_rank(models, scaled.as_ref());
+    let n = sets.first().map_or(0, |s| s.n());
     let s = settings.effective(n);
     if s.bins.is_empty() {
         return Err("no bin counts to compare".into());
     }
-    let vectors = models
-        .first()
-        .is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
-    let index: Vec<ModelIndex> = models
+    let vectors = sets.first().is_some_and(|s| s.kind() != Kind::TopLabel);
+    let index: Vec<ModelIndex> = sets
         .iter()
-        .map(|(_, set)| ModelIndex::new(set, vectors))
+        .map(|set| ModelIndex::new(set, vectors))
         .collect();
     let names: Vec<&str> = models.iter().map(|(n, _)| n.as_str()).collect();
     let error: Vec<f64> = index
@@ -162,13 +222,17 @@ pub fn flips_section(
             (metric.name().to_string(), v)
         })
         .collect();
-    Ok(json!({
+    let mut section = json!({
         "settings": s,
         "models": names,
         "error": error,
         "ranking": ranking,
         "matrices": matrices,
-    }))
+    });
+    if let Some(t) = &scaled {
+        section["temperature"] = temperature_json(t);
+    }
+    Ok(section)
 }
 
 /// The settings a recorded flips section was computed with.

@@ -21,7 +21,130 @@ pub const RANKED_METRIC_LABELS: [(&str, &str); 9] = [
 
 /// What the ranking-flips section shows, in a sentence (the app's view and the
 /// report open with it).
-pub const FLIPS_NOTE: &str = "How the ranking of your models by a calibration error changes with the number of bins alone. Binned ECE is not truthful, so its ranking can flip; the corrected ConfCE^corr and the classwise LinCE^cw stay stable.";
+pub const FLIPS_NOTE: &str = "How the ranking of your models by a calibration error changes with the number of bins alone. Binned ECE is not truthful, so its ranking can flip with the bin count; whether the truthful errors (the corrected ConfCE^corr, the classwise LinCE^cw) hold better on your models is counted below.";
+
+/// The source paper of the truthful calibration errors, as cited on screen.
+pub const PAPER: &str =
+    "“Truthful Calibration Errors for Multi-Class Prediction” (NeurIPS 2026, arXiv 2510.06388)";
+
+/// What the source paper did, in a sentence (its setting, before its numbers).
+pub const PAPER_SETTING: &str = "temperature-scales nine CIFAR-100 models (MobileNetV3-Small 0.5/0.75/1.0 and ResNet-10t/18/34/50/101/152) on 5,000 validation images, bins the 5,000 test images by quantiles (its table marks the ConfECE rows “fix”, the others “qua”) at m = 2000, 20 and 5, and reports Spearman correlations within one architecture’s training trajectory (MobileNetV3) and across the nine architectures, mean ± spread:";
+
+/// The source paper's CIFAR-100 Spearman correlations: metric, what is correlated,
+/// within one architecture's trajectory, across architectures (as printed).
+pub const PAPER_SPEARMAN: [(&str, &str, &str, &str); 18] = [
+    (
+        "confece",
+        "error vs m = 2000",
+        "0.972 ± 0.002",
+        "0.974 ± 0.002",
+    ),
+    (
+        "confece",
+        "error vs m = 20",
+        "−0.009 ± 0.033",
+        "0.654 ± 0.018",
+    ),
+    (
+        "confece",
+        "error vs m = 5",
+        "−0.277 ± 0.030",
+        "0.604 ± 0.020",
+    ),
+    (
+        "confece",
+        "m = 2000 vs m = 5",
+        "−0.285 ± 0.030",
+        "0.624 ± 0.020",
+    ),
+    (
+        "confce",
+        "error vs m = 2000",
+        "0.966 ± 0.002",
+        "0.976 ± 0.002",
+    ),
+    (
+        "confce",
+        "error vs m = 20",
+        "0.045 ± 0.033",
+        "0.639 ± 0.019",
+    ),
+    (
+        "confce",
+        "error vs m = 5",
+        "−0.121 ± 0.032",
+        "0.582 ± 0.021",
+    ),
+    (
+        "confce",
+        "m = 2000 vs m = 5",
+        "−0.115 ± 0.032",
+        "0.608 ± 0.020",
+    ),
+    (
+        "confce_corr",
+        "error vs m = 2000",
+        "0.998 ± 0.000",
+        "0.999 ± 0.000",
+    ),
+    (
+        "confce_corr",
+        "error vs m = 20",
+        "0.691 ± 0.017",
+        "0.891 ± 0.007",
+    ),
+    (
+        "confce_corr",
+        "error vs m = 5",
+        "0.272 ± 0.031",
+        "0.753 ± 0.014",
+    ),
+    (
+        "confce_corr",
+        "m = 2000 vs m = 20",
+        "0.695 ± 0.017",
+        "0.895 ± 0.006",
+    ),
+    (
+        "confce_corr",
+        "m = 20 vs m = 5",
+        "0.642 ± 0.020",
+        "0.884 ± 0.007",
+    ),
+    (
+        "lince_cw",
+        "error vs m = 2000",
+        "0.994 ± 0.000",
+        "0.992 ± 0.000",
+    ),
+    (
+        "lince_cw",
+        "error vs m = 20",
+        "0.887 ± 0.007",
+        "0.875 ± 0.008",
+    ),
+    (
+        "lince_cw",
+        "error vs m = 5",
+        "0.884 ± 0.007",
+        "0.873 ± 0.008",
+    ),
+    (
+        "lince_cw",
+        "m = 2000 vs m = 20",
+        "0.899 ± 0.006",
+        "0.910 ± 0.006",
+    ),
+    (
+        "lince_cw",
+        "m = 20 vs m = 5",
+        "0.997 ± 0.000",
+        "0.997 ± 0.000",
+    ),
+];
+
+/// The source paper's conclusion in its own numbers (from [`PAPER_SPEARMAN`]).
+pub const PAPER_CLAIM: &str = "It reports that ConfECE’s ranking reverses with the bin count (Spearman −0.285 between m = 2000 and m = 5 within a trajectory, 0.624 across architectures) and that LinCE^cw’s holds (0.997 ± 0.000 between m = 20 and m = 5, within and across), ConfCE^corr lying between (0.642 within, 0.884 across between m = 20 and m = 5).";
 
 /// The label of a ranked metric (its name when unknown).
 pub fn metric_label(metric: &str) -> &str {

@@ -25,7 +25,8 @@ use recalibration::audit_and_recalibration;
 use serde_json::{json, Map, Value};
 
 pub use flips_record::{
-    flips_section, flips_settings_of, ranked_values, FlipsSettings, FLIPS_M_MAX,
+    flips_section, flips_settings_of, ranked_values, scaled_first, sets_to_rank, temperature_json,
+    FlipsSettings, FLIPS_M_MAX,
 };
 pub use markdown::{markdown, record_markdown};
 pub use multi::{multi_model_json, ranking_metric, sweep_json};

@@ -1,10 +1,13 @@
 //! `calibscope flips`: the tables of the app's "Ranking flips" view — per metric, the
 //! ranks and values at each bin count, the Spearman matrix with the flips between
 //! bin counts, Spearman against the classification error, and the flipped pairs.
+//! With `--temperature-first`, every model is first temperature-scaled on the
+//! Recalibrate view's default split and ranked on the evaluation split
+//! (`calibscope_audit::scaled_first`, the record's and the app's computation).
 
 use crate::commands::{binning, check_bins, input_failure, read, write_stdout, Failure, Outcome};
 use crate::FlipsArgs;
-use calibscope_audit::{ranked_values, sweep_json};
+use calibscope_audit::{ranked_values, scaled_first, sets_to_rank, sweep_json, temperature_json};
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::sweep::{clip_bins, ModelIndex, RankedMetric};
 use calibscope_core::Kind;
@@ -45,18 +48,18 @@ pub fn flips(args: FlipsArgs) -> Outcome {
     };
     let options = args.mapping.options()?;
     let dataset = read(&args.files, &options).map_err(|e| input_failure(&e))?;
-    let vectors = dataset
-        .models
-        .first()
-        .is_some_and(|(_, s)| s.kind() != Kind::TopLabel);
+    let scaled = scaled_first(&dataset.models, args.temperature_first)
+        .map_err(|why| Failure::Input(format!("calibscope flips: {why}")))?;
+    let sets = sets_to_rank(&dataset.models, scaled.as_ref());
+    let n = sets.first().map_or(0, |s| s.n());
+    let vectors = sets.first().is_some_and(|s| s.kind() != Kind::TopLabel);
     let classwise = metrics.iter().any(|m| m.needs_vectors());
-    let models: Vec<ModelIndex> = dataset
-        .models
+    let models: Vec<ModelIndex> = sets
         .iter()
-        .map(|(_, set)| ModelIndex::new(set, classwise))
+        .map(|set| ModelIndex::new(set, classwise))
         .collect();
     let names: Vec<&str> = dataset.models.iter().map(|(n, _)| n.as_str()).collect();
-    let bins = clip_bins(&args.bins, dataset.n());
+    let bins = clip_bins(&args.bins, n);
     let binning = binning(args.binning);
     let error: Vec<f64> = models
         .iter()
@@ -70,7 +73,7 @@ pub fn flips(args: FlipsArgs) -> Outcome {
         return Err(Failure::Input(format!("calibscope flips: {why}")));
     }
     if args.json {
-        let doc = match results.as_slice() {
+        let mut doc = match results.as_slice() {
             [(_, Ok(values))] => sweep_json(values, &error, &bins, &names),
             _ => {
                 let per: Map<String, Value> = results
@@ -86,14 +89,42 @@ pub fn flips(args: FlipsArgs) -> Outcome {
                 json!({"m_values": bins, "binning": binning.name(), "metrics": per})
             }
         };
+        if let Some(t) = &scaled {
+            doc["temperature"] = temperature_json(t);
+        }
         return write_stdout(&(serde_json::to_string_pretty(&doc).expect("JSON") + "\n"));
     }
-    let mut out = format!(
-        "{} models on {} samples ({} binning); rank 1 = smallest\n",
-        names.len(),
-        dataset.n(),
-        binning.name()
-    );
+    let mut out = match &scaled {
+        None => format!(
+            "{} models on {n} samples ({} binning); rank 1 = smallest\n",
+            names.len(),
+            binning.name()
+        ),
+        Some(t) => {
+            let mut head = format!(
+                "{} models temperature-scaled first: tau fitted on {} calibration samples (stratified split, seed {}, fraction {}), every metric on the other {n} samples ({} binning); rank 1 = smallest\n",
+                names.len(),
+                t.split.calibration.len(),
+                t.seed,
+                t.fraction,
+                binning.name()
+            );
+            for (i, name) in names.iter().enumerate() {
+                let fit = &t.fits[i];
+                head.push_str(&format!("tau {name} = {:.6}", fit.tau));
+                if fit.at_bracket_end {
+                    head.push_str(" (at an end of the bracket [0.05, 20])");
+                }
+                if t.exact_zero_one[i] {
+                    head.push_str(
+                        " (probabilities hold exact 0s or 1s: the fit is ill-posed there)",
+                    );
+                }
+                head.push('\n');
+            }
+            head
+        }
+    };
     if bins.iter().zip(&args.bins).any(|(a, b)| a != b) || bins.len() != args.bins.len() {
         out.push_str(&format!(
             "bin counts compared: {} (within 1..=n, sorted, as in the app)\n",

@@ -173,6 +173,10 @@ struct FlipsRecordArgs {
         value_name = "M,..."
     )]
     flips_bins: Vec<usize>,
+    /// Temperature-scale each model first in the record's ranking-flips section (as
+    /// `flips --temperature-first`).
+    #[arg(long)]
+    flips_temperature_first: bool,
 }
 
 #[derive(Args, Debug)]
@@ -249,6 +253,11 @@ struct FlipsArgs {
     /// Bin counts compared (clipped to n, sorted, as in the app).
     #[arg(long, default_value = "5,20,2000", value_delimiter = ',')]
     bins: Vec<usize>,
+    /// Temperature-scale each model first (seed 000's protocol): fit τ per model on
+    /// the stratified calibration split (seed 0, fraction 0.5, as the Recalibrate
+    /// view), then rank every model on the evaluation split (the same rows for all).
+    #[arg(long)]
+    temperature_first: bool,
     /// Print JSON (ranks, spearman, flips, flip_pairs, spearman_vs_error).
     #[arg(long)]
     json: bool,

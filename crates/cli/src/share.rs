@@ -113,6 +113,7 @@ fn flips_settings(f: &crate::FlipsRecordArgs) -> FlipsSettings {
         m_ref: f.flips_ref,
         bins: f.flips_bins.clone(),
     }
+        temperature_first: f.flips_temperature_first,
 }
 
 impl AuditArgs {

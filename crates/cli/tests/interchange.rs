@@ -47,6 +47,7 @@ fn an_app_record_with_flips_verifies_with_the_cli() {
         m: 15,
         m_ref: 2000,
         bins: vec![2, 15, 100],
+        temperature_first: false,
     };
     let settings = ViewState {
         m: 20,

@@ -44,6 +44,7 @@ fn zoo() -> Value {
         m_ref: 100,
         bins: vec![5, 20, 100],
     };
+        temperature_first: false,
     record_of(name, &bytes, &settings)
 }
 

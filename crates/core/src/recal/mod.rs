@@ -19,6 +19,7 @@
 
 pub mod apply;
 pub mod checks;
+pub mod first;
 pub mod golden;
 pub mod isotonic;
 pub mod kernel;

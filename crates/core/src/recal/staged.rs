@@ -49,6 +49,12 @@ impl TemperatureFitted {
     pub fn after(&self) -> Option<&PredictionSet> {
         self.result.as_ref().ok().map(|(_, after)| after)
     }
+
+    /// The fit and the scaled evaluation split, or why temperature scaling is
+    /// undefined (consumes the stage).
+    pub fn into_result(self) -> Result<(TemperatureFit, PredictionSet), Undefined> {
+        self.result
+    }
 }
 
 /// See [`TemperatureStart`].
