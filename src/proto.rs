@@ -171,10 +171,15 @@ pub enum ToWorker {
 pub struct CheckItem {
     pub path: String,
     /// `identical`, `rounding` (equal up to floating-point rounding: verified),
-    /// `differs`, `missing` (in the recomputation) or `extra` (not in the record).
+    /// `definition` (moved only because a definition of the metric contract changed
+    /// since the record was written: verified, `note` says which), `differs`,
+    /// `missing` (in the recomputation) or `extra` (not in the record).
     pub status: String,
     pub recorded: Option<Value>,
     pub recomputed: Option<Value>,
+    /// The sentence of a `definition` check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One reliability table of the Recalibrate view: the evaluation split before

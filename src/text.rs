@@ -42,7 +42,7 @@ pub const METRICS: &[MetricDoc] = &[
     doc("lince_cw", "LinCE^cw", "Classwise LinCE: mean over classes of each class reading's LinCE; a truthful calibration error.", "not available for top-label input (needs every class probability)"),
     doc("confce_corr", "ConfCE^corr", "Confidence CE with bias correction (+(1 − acc)/n): truthful, so honest confidences minimise it.", "undefined without samples"),
     doc("csr", "CSR ± σ", "Calibrated Size Ratio: (1/n) Σ_wrong 1/(1 − c); about 1 when calibrated, above 1 when overconfident.", "undefined without samples"),
-    doc("p_risk", "P_risk", "Probability of overconfidence: Φ((CSR − 1)/σ). Near 1 means the model is likely overconfident.", "undefined when σ is 0"),
+    doc("p_risk", "P_risk", "Overconfidence risk: Φ((CSR − 1)/σ) when CSR > 1, and 0 when CSR ≤ 1 (the mistakes cost no more than a calibrated model's). Near 1 means the model is likely overconfident; 0 says nothing about underconfidence.", "undefined when σ is 0"),
     doc("cwa", "cwA", "Confidence-weighted accuracy: Σ c·correct / Σ c.", "undefined without samples"),
     doc("gain", "gain", "(cwA − acc)/(1 − min(cwA, acc)): positive when confidence ranks right answers higher.", "undefined when accuracy or cwA is 1"),
     doc("cwauc", "cwAUC", "Confidence-weighted AUC: pairs weighted by the product of their top-label confidences.", "undefined when a class has no positive or no negative sample, or for top-label input"),

@@ -71,8 +71,8 @@ pub fn risk() -> impl IntoView {
     view! {
         <p>"ECE averages; risk lives in the tail. The Calibrated Size Ratio charges each mistake 1/(1 − c), \
             so a wrong answer given with confidence 0.999 costs a thousand. Its expectation is 1 for a calibrated \
-            model, and σ_CSR turns a deviation into P_risk, the probability that the model is overconfident \
-            beyond chance. Confidence-weighted accuracy cwA is the complement: does confidence point at the right \
+            model, and σ_CSR turns an excess above 1 into P_risk, the probability that the model is overconfident \
+            beyond chance (a CSR at or below 1 carries no overconfidence risk: P_risk is 0). Confidence-weighted accuracy cwA is the complement: does confidence point at the right \
             answers? Below, one confident mistake hides behind an ECE smaller than 1/N."</p>
         {super::lab_beyond::counterexample()}
         <p>{go("beyond-lab", "Open the beyond-ECE lab")}</p>

@@ -2,7 +2,9 @@
 //! calibscope-record/1 of the open data set with the page's settings, by the audit
 //! crate's code, as `calibscope audit --record`), and "Verify a record": a record
 //! (JSON or an HTML report) dropped or picked with its data files is recomputed in
-//! the worker and every value is listed ✓ identical / ✗ differs (both values).
+//! the worker and every value is listed ✓ identical / ✗ differs (both values); a
+//! record computed under an earlier version of the metric contract has its values
+//! moved only by a definition change listed as such, with the change.
 
 use std::cell::Cell;
 
@@ -107,18 +109,20 @@ fn short(v: &Option<Value>) -> String {
     }
 }
 
-/// Identical, or equal up to floating-point rounding (verified).
+/// Identical, equal up to floating-point rounding, or moved only by a definition
+/// change of the metric contract (verified).
 fn verified(c: &CheckItem) -> bool {
-    c.status == "identical" || c.status == "rounding"
+    matches!(c.status.as_str(), "identical" | "rounding" | "definition")
 }
 
 fn check_row(c: CheckItem) -> impl IntoView {
     let ok = c.status == "identical";
     let mark = match c.status.as_str() {
-        "identical" => "✓ identical",
-        "rounding" => "✓ equal up to floating-point rounding",
-        "differs" => "✗ differs",
-        _ => "✗ missing",
+        "identical" => "✓ identical".to_string(),
+        "rounding" => "✓ equal up to floating-point rounding".to_string(),
+        "definition" => format!("✓ {}", c.note.clone().unwrap_or_default()),
+        "differs" => "✗ differs".to_string(),
+        _ => "✗ missing".to_string(),
     };
     view! {
         <tr data-path=c.path.clone() data-status=c.status.clone() class:bad=!verified(&c)>
@@ -134,12 +138,19 @@ fn result_view(v: Verified) -> impl IntoView {
     let total = v.checks.len();
     let failed = v.checks.iter().filter(|c| !verified(c)).count();
     let rounding = v.checks.iter().filter(|c| c.status == "rounding").count();
+    let changed = v.checks.iter().filter(|c| c.status == "definition").count();
+    let changed_text = if changed > 0 {
+        format!(", {changed} of them moved only because a definition of the metric contract changed since the record was written")
+    } else {
+        String::new()
+    };
     let bad = failed > 0;
-    // differences first, then rounding, then identical values
+    // differences first, then definition changes, rounding, identical values
     let mut checks = v.checks;
     checks.sort_by_key(|c| match c.status.as_str() {
-        "identical" => 2,
-        "rounding" => 1,
+        "identical" => 3,
+        "rounding" => 2,
+        "definition" => 1,
         _ => 0,
     });
     let rows = checks.into_iter().map(check_row).collect_view();
@@ -150,9 +161,9 @@ fn result_view(v: Verified) -> impl IntoView {
         .collect_view();
     view! {
         <p id="verify-summary" role="status" class:bad=bad
-            data-compared=total.to_string() data-identical=(total - failed).to_string() data-rounding=rounding.to_string() data-failed=failed.to_string()>
+            data-compared=total.to_string() data-identical=(total - failed).to_string() data-rounding=rounding.to_string() data-definition=changed.to_string() data-failed=failed.to_string()>
             <strong>{if failed == 0 { "✓ Every value verifies" } else { "✗ Some values differ" }}</strong>
-            {format!(": {total} values compared, {} identical ({rounding} of them up to floating-point rounding of another platform), {failed} differ or are missing (record {} by {}).", total - failed, v.record_file, v.producer)}
+            {format!(": {total} values compared, {} verified ({rounding} of them up to floating-point rounding of another platform{changed_text}), {failed} differ or are missing (record {} by {}).", total - failed, v.record_file, v.producer)}
         </p>
         <ul class="verify-notes">{notes}</ul>
         <div class="rows-box verify-box" tabindex="0">

@@ -79,6 +79,7 @@ impl Session {
         let audits = vec![audit_document(&Ok(dataset), &name, &options)];
         let record = Record {
             producer: producer(build),
+            contract: calibscope_audit::CONTRACT,
             inputs,
             settings,
             options,
@@ -140,12 +141,22 @@ pub fn check_items(checks: &[Check]) -> Vec<CheckItem> {
                     value,
                 } => ("missing", Some(value.clone()), None),
                 Status::Missing { value, .. } => ("extra", None, Some(value.clone())),
+                Status::DefinitionChanged {
+                    recorded,
+                    recomputed,
+                    ..
+                } => (
+                    "definition",
+                    Some(recorded.clone()),
+                    Some(recomputed.clone()),
+                ),
             };
             CheckItem {
                 path: c.path.clone(),
                 status: status.into(),
                 recorded,
                 recomputed,
+                note: c.status.definition_sentence(),
             }
         })
         .collect()
@@ -170,8 +181,11 @@ pub fn verified(
             id,
             record_file: record_file.into(),
             producer: format!(
-                "{} {} (build {})",
-                record.producer.name, record.producer.version, record.producer.build
+                "{} {} (build {}, metric contract v{})",
+                record.producer.name,
+                record.producer.version,
+                record.producer.build,
+                record.contract
             ),
             checks: check_items(&checks),
             notes,
@@ -255,5 +269,52 @@ mod tests {
         assert_eq!(bad[0].recomputed, Some(serde_json::json!(acc)));
         assert!(find_record("label,p\n1,0.5\n").is_none());
         assert!(may_be_record("R.HTML") && !may_be_record("x.csv"));
+    }
+
+    #[test]
+    fn a_record_before_contract_3_lists_its_definition_changes() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/audit/tests/golden");
+        let name = "breast_cancer_logreg_logit.csv";
+        let bytes = std::fs::read(dir.join(name)).expect("the golden data");
+        let text =
+            std::fs::read_to_string(dir.join("breast_cancer_logreg_logit.contract2.record.json"))
+                .expect("the golden record");
+        let recorded = find_record(&text).expect("a record");
+        let opts = record_parse_options(&recorded).unwrap();
+        let inputs = vec![calibscope_share::file_ref(name, &bytes)];
+        let FromWorker::Verified {
+            checks, producer, ..
+        } = verified(
+            1,
+            "old.json",
+            &recorded,
+            parse(name, &bytes),
+            &opts,
+            inputs,
+            "b",
+        )
+        else {
+            panic!("verified")
+        };
+        assert!(producer.ends_with("metric contract v2)"), "{producer}");
+        let changed: Vec<_> = checks.iter().filter(|c| c.status == "definition").collect();
+        assert_eq!(changed.len(), 3, "beyond_ece and two ledger rows");
+        for c in &changed {
+            assert!(c.path.ends_with(".p_risk"), "{}", c.path);
+            assert_eq!(c.recomputed, Some(serde_json::json!(0.0)));
+            let note = c.note.as_deref().unwrap_or_default();
+            assert!(
+                note.starts_with(
+                    "definition changed in contract v3 (P_risk is 0 when CSR ≤ 1): recorded 0."
+                ) && note.ends_with(", now 0"),
+                "{note}"
+            );
+        }
+        let rest = checks.iter().filter(|c| c.status != "definition");
+        assert!(rest
+            .clone()
+            .all(|c| c.status == "identical" && c.note.is_none()));
+        assert!(rest.count() > 1000);
     }
 }

@@ -5,6 +5,7 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+pub mod contract;
 pub mod csv;
 mod flips_record;
 pub mod flips_summary;
@@ -24,6 +25,7 @@ use calibscope_io::{Dataset, ParseErrors};
 use recalibration::audit_and_recalibration;
 use serde_json::{json, Map, Value};
 
+pub use contract::{CONTRACT, CONTRACT_OF_UNVERSIONED};
 pub use flips_record::{
     flips_section, flips_settings_of, ranked_values, scaled_first, sets_to_rank, temperature_json,
     FlipsSettings, FLIPS_M_MAX,

@@ -4,7 +4,7 @@
 //! same files can recompute it and [`verify`] the numbers one by one.
 //!
 //! ```json
-//! {"schema": "calibscope-record/1",
+//! {"schema": "calibscope-record/1", "contract": 3,
 //!  "producer": {"name": "calibscope-cli", "version": "0.2.1", "build": "…"},
 //!  "inputs": [{"name": "preds.csv", "size": 1234, "sha256": "3fa2…"}],
 //!  "mapping": {…}, "options": {"m_values": [15], "recalibration": {"seed": 0, "fraction": 0.5}, "roc_max_n": 300},
@@ -38,6 +38,10 @@ pub struct Producer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     pub producer: Producer,
+    /// The version of the metric contract the numbers were computed under
+    /// ([`crate::CONTRACT`] for a record written by this release; a record without
+    /// the field is of version 2, see [`crate::contract`]).
+    pub contract: u32,
     /// The input files' fingerprints, in the order they were read.
     pub inputs: Vec<FileRef>,
     /// The settings of the view (its `mapping` is the column mapping used).
@@ -95,6 +99,7 @@ impl Record {
     pub fn to_json(&self) -> Value {
         json!({
             "schema": RECORD_SCHEMA,
+            "contract": self.contract,
             "producer": {
                 "name": self.producer.name,
                 "version": self.producer.version,
@@ -122,7 +127,18 @@ impl Record {
         }
         let p = &v["producer"];
         let text = |x: &Value| x.as_str().unwrap_or("").to_string();
+        let contract = match &v["contract"] {
+            Value::Null => crate::contract::CONTRACT_OF_UNVERSIONED,
+            c => c
+                .as_u64()
+                .and_then(|c| u32::try_from(c).ok())
+                .filter(|&c| c >= 1)
+                .ok_or_else(|| {
+                    format!("record contract: {c} is not a version of the metric contract (a whole number, 1 or more)")
+                })?,
+        };
         Ok(Record {
+            contract,
             producer: Producer {
                 name: text(&p["name"]),
                 version: text(&p["version"]),
@@ -193,6 +209,17 @@ pub enum Status {
     Differs { recorded: Value, recomputed: Value },
     /// The value exists in the record only (`in_record`) or in the recomputation only.
     Missing { in_record: bool, value: Value },
+    /// A value of a record computed under an earlier version of the metric contract
+    /// that moved only because a definition changed in version `contract`: the
+    /// recorded value is the earlier definition's on the same data (see
+    /// [`crate::contract`]). Counted as verified; shown with its
+    /// [`Status::definition_sentence`].
+    DefinitionChanged {
+        recorded: Value,
+        recomputed: Value,
+        contract: u32,
+        change: &'static str,
+    },
 }
 
 /// One compared value, by its path (`audits.0.binning_free.accuracy`).
@@ -203,11 +230,12 @@ pub struct Check {
 }
 
 impl Check {
-    /// Identical, or equal up to floating-point rounding.
+    /// Verified: identical, equal up to floating-point rounding, or moved only by a
+    /// definition change of the contract since the record was written.
     pub fn ok(&self) -> bool {
         matches!(
             self.status,
-            Status::Identical { .. } | Status::Rounding { .. }
+            Status::Identical { .. } | Status::Rounding { .. } | Status::DefinitionChanged { .. }
         )
     }
 }
@@ -233,7 +261,7 @@ fn ulps_apart(a: f64, b: f64) -> Option<u64> {
 }
 
 /// The status of two values found at the same path.
-fn compare(x: &Value, y: &Value) -> Status {
+pub(crate) fn compare(x: &Value, y: &Value) -> Status {
     if x == y {
         return Status::Identical { value: x.clone() };
     }
@@ -335,7 +363,9 @@ pub const REPORT_M: usize = 15;
 /// mapping, from the files fingerprinted in `inputs`), compared with the record value
 /// by value: what `calibscope verify` and the app's "Verify a record" both do.
 /// Returns the checks and a note per recorded table of a view that is not
-/// recomputed (named, not compared).
+/// recomputed (named, not compared). A record computed under an earlier version of
+/// the metric contract is recomputed under this one; its values that moved only by a
+/// definition change are [`Status::DefinitionChanged`].
 pub fn reverify(
     recorded: &Value,
     parsed: &Result<calibscope_io::Dataset, calibscope_io::ParseErrors>,
@@ -355,6 +385,7 @@ pub fn reverify(
     };
     let recomputed = Record {
         producer,
+        contract: crate::CONTRACT,
         inputs,
         audits: vec![crate::audit_document(parsed, name, &record.options)],
         tables,
@@ -372,7 +403,8 @@ pub fn reverify(
             known
         });
     }
-    let checks = verify(&compared, &recomputed);
+    let mut checks = verify(&compared, &recomputed);
+    crate::contract::explain(record.contract, &compared, &recomputed, &mut checks);
     Ok((record, checks, notes))
 }
 

@@ -151,6 +151,7 @@ fn a_record_with_its_flips_section_verifies_and_flags_a_tampered_flips_value() {
         build: "b".into(),
     };
     let record = Record {
+        contract: calibscope_audit::CONTRACT,
         producer: producer.clone(),
         inputs: inputs.clone(),
         settings: ViewState::default(),
@@ -229,6 +230,7 @@ fn the_markdown_summary_of_a_record_shows_its_ranking_and_flips() {
     let options = AuditOptions::for_n(ds.n());
     let doc = audit_document(&Ok(ds.clone()), name, &options);
     let record = Record {
+        contract: calibscope_audit::CONTRACT,
         producer: Producer {
             name: "test".into(),
             version: "0".into(),

@@ -19,6 +19,7 @@ fn record_of(bytes: &[u8], mapping: &MappingState) -> Record {
     let mut tables = Map::new();
     tables.insert("extra".into(), json!({"rho": [1.0, null, 0.5]}));
     Record {
+        contract: calibscope_audit::CONTRACT,
         producer: Producer {
             name: "test".into(),
             version: "0".into(),

@@ -84,6 +84,7 @@ pub fn record(
     };
     Ok(Record {
         producer: producer(),
+        contract: calibscope_audit::CONTRACT,
         inputs,
         settings,
         options,
@@ -222,6 +223,12 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
                     short(value)
                 )
             }
+            // shown with --failures-only too: verified, but not the recorded value
+            Status::DefinitionChanged { .. } => format!(
+                "Δ {}: {}\n",
+                c.path,
+                c.status.definition_sentence().unwrap_or_default()
+            ),
         };
         out.push_str(&line);
     }
@@ -229,8 +236,21 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         .iter()
         .filter(|c| matches!(c.status, Status::Rounding { .. }))
         .count();
+    let changed = checks
+        .iter()
+        .filter(|c| matches!(c.status, Status::DefinitionChanged { .. }))
+        .count();
+    let changed = if changed > 0 {
+        format!(
+            ", {changed} of them moved only because a definition changed since the record was computed, under metric contract v{}: this calibscope computes v{}",
+            record.contract,
+            calibscope_audit::CONTRACT
+        )
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "{} values compared: {} identical ({rounding} of them up to floating-point rounding), {failed} differ or are missing (record by {} {} build {})\n",
+        "{} values compared: {} verified ({rounding} of them up to floating-point rounding{changed}), {failed} differ or are missing (record by {} {} build {})\n",
         checks.len(),
         checks.len() - failed,
         record.producer.name,

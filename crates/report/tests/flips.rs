@@ -20,6 +20,7 @@ fn record_of(name: &str, bytes: &[u8], settings: &FlipsSettings) -> Value {
     let ds = calibscope_io::parse_bytes(name, bytes, &Default::default()).unwrap();
     let options = AuditOptions::for_n(ds.n());
     Record {
+        contract: calibscope_audit::CONTRACT,
         producer: Producer {
             name: "test".into(),
             version: "0".into(),
@@ -43,8 +44,8 @@ fn zoo() -> Value {
         m: 5,
         m_ref: 100,
         bins: vec![5, 20, 100],
-    };
         temperature_first: false,
+    };
     record_of(name, &bytes, &settings)
 }
 

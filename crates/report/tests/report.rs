@@ -25,6 +25,7 @@ fn record_of(name: &str, bytes: &[u8]) -> Value {
     let doc = audit_document(&parsed, name, &options);
     let inputs = vec![file_ref(name, bytes)];
     Record {
+        contract: calibscope_audit::CONTRACT,
         producer: Producer {
             name: format!("test {IMG}"),
             version: "0".into(),
