@@ -24,13 +24,8 @@ pub fn num_view(path: String, value: Option<f64>, why_undefined: &'static str) -
     }
 }
 
-pub fn get_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(v, |v, k| match v {
-        Value::Object(o) => o.get(k),
-        Value::Array(a) => a.get(k.parse::<usize>().ok()?),
-        _ => None,
-    })
-}
+/// The value at a dotted path of an audit or record document (`None` when absent).
+pub use calibscope_audit::summary::get_dotted as get_path;
 
 /// The model choice of a multi-model data set (`None` for one model): a labelled
 /// select bound to the store's model, with element id `id`.

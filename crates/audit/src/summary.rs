@@ -63,11 +63,25 @@ pub struct Table {
     pub lines: Vec<Line>,
 }
 
-/// The value at a path of segments (`Null` when absent).
+/// The value at a path of segments (`Null` when absent): object members by name,
+/// array elements by decimal index.
 pub fn lookup<'a>(doc: &'a Value, path: &[String]) -> &'a Value {
-    path.iter().fold(doc, |v, k| match (v, k.parse::<usize>()) {
-        (Value::Array(a), Ok(i)) => a.get(i).unwrap_or(&Value::Null),
-        _ => v.get(k.as_str()).unwrap_or(&Value::Null),
+    get(doc, path.iter().map(String::as_str)).unwrap_or(&Value::Null)
+}
+
+/// The value at a dotted path (`models.0.confidence.ece`), as `data-metric`
+/// attributes name it; `None` when absent.
+pub fn get_dotted<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    get(doc, path.split('.'))
+}
+
+/// Walks `segments` down from `doc`: object members by name, array elements by
+/// decimal index; `None` at the first segment that does not exist.
+fn get<'a, 's>(doc: &'a Value, segments: impl IntoIterator<Item = &'s str>) -> Option<&'a Value> {
+    segments.into_iter().try_fold(doc, |v, k| match v {
+        Value::Object(o) => o.get(k),
+        Value::Array(a) => a.get(k.parse::<usize>().ok()?),
+        _ => None,
     })
 }
 
