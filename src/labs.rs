@@ -69,6 +69,9 @@ pub enum LabRequest {
         reps: usize,
         seed: u64,
     },
+    /// The paper's Tables 5, 8 and 9, every cell beside ours (100 repetitions per
+    /// row, repetition `r` seeded with `seed + r`).
+    Reproduce { seed: u64 },
     /// ECE < 1/N and CSR > Λ.
     Counterexample {
         n: usize,
@@ -257,6 +260,11 @@ pub enum LabAnswer {
     RepeatTable {
         /// One row per distribution, in the contract's order.
         rows: Vec<TableRow>,
+    },
+    Reproduce {
+        seed: u64,
+        reps: usize,
+        rows: Vec<crate::labs_repro::ReproRow>,
     },
     Counterexample {
         n: usize,
@@ -453,6 +461,11 @@ pub fn run(
             }
             Ok(LabAnswer::RepeatTable { rows })
         }
+        LabRequest::Reproduce { seed } => Ok(LabAnswer::Reproduce {
+            seed: *seed,
+            reps: crate::labs_repro::REPS,
+            rows: crate::labs_repro::reproduce(*seed, progress),
+        }),
         LabRequest::Counterexample { n, lambda, p, m } => {
             check_size(*n, *m, 1)?;
             let c = lab::counterexample(*n, *lambda, *p)?;

@@ -303,3 +303,37 @@ fn one_bin_hides_a_symmetric_miscalibration() {
         "m = 1: {one}, m = 15: {fifteen}"
     );
 }
+
+#[test]
+fn reproduction_of_the_paper_s_tables() {
+    use calibscope_core::lab_repro::{AGREE_SE, CANNOT_AGREE, PAPER_ROUNDING};
+    let LabAnswer::Reproduce { seed, reps, rows } = run_ok(&LabRequest::Reproduce { seed: 1 })
+    else {
+        panic!("not a reproduction");
+    };
+    assert_eq!((seed, reps, rows.len()), (1, 100, 100));
+    let (mut agree, mut listed) = (0, 0);
+    for r in &rows {
+        assert_eq!(r.cells.len(), 8);
+        for c in &r.cells {
+            let within = (c.ours - c.paper).abs() <= AGREE_SE * c.se + PAPER_ROUNDING;
+            match (&c.reason, c.verdict.as_str()) {
+                (None, "agrees") => {
+                    assert!(within);
+                    agree += 1
+                }
+                (None, v) => panic!("{} {} {}: {v}", r.table, r.dist, r.mode),
+                (Some(reason), v) => {
+                    assert_eq!(reason.label, v);
+                    assert!(!reason.text.is_empty() && !reason.evidence.is_empty());
+                    listed += 1
+                }
+            }
+        }
+    }
+    // the native reproduction's outcome (crates/core/tests/lab_repro.rs)
+    assert_eq!((agree, listed), (800 - CANNOT_AGREE.len(), CANNOT_AGREE.len()));
+    let answer = LabAnswer::Reproduce { seed, reps, rows };
+    let json = serde_json::to_string(&answer).unwrap();
+    assert_eq!(serde_json::from_str::<LabAnswer>(&json).unwrap(), answer);
+}

@@ -9,7 +9,10 @@
 //! `lab.beyond.paper.<acc|cwa|gain|csr|sigma_csr|beyond_1sigma|beyond_3sigma|p_risk>`,
 //! `lab.beyond.table.<dist>.<key>` and `lab.beyond.table.<dist>.paper.<key>` (the
 //! ten-distribution table: means and the paper's values, keys as in `paper`),
-//! `lab.beyond.counter.<ece|one_over_n|csr|sigma_csr|p_risk|cwa|delta|flat>`.
+//! `lab.beyond.table.p_risk.<min|max>` and `lab.beyond.table.p_risk.paper.<min|max>`
+//! (the table's mean P_risk range and the paper's),
+//! `lab.beyond.counter.<ece|one_over_n|csr|sigma_csr|p_risk|cwa|delta|flat>`; the
+//! reproduction of the paper's tables: see `lab_repro.rs`.
 
 use crate::labs::{LabAnswer, LabRequest, Risk};
 use calibscope_core::synth::{Distribution, Mode};
@@ -18,7 +21,7 @@ use leptos::prelude::*;
 use super::chart;
 use super::lab_ui::{self, choice, mc, num, number, Axis, Call};
 
-const DISTS: [(&str, &str); 10] = [
+pub(super) const DISTS: [(&str, &str); 10] = [
     ("uniform", "Uniform U(0,1)"),
     ("skew_high", "Skew High Beta(3, 0.5)"),
     ("skew_low", "Skew Low Beta(0.5, 3)"),
@@ -31,7 +34,7 @@ const DISTS: [(&str, &str); 10] = [
     ("bell", "Bell Beta(5, 5)"),
 ];
 
-const MODES: [(&str, &str); 8] = [
+pub(super) const MODES: [(&str, &str); 8] = [
     ("random_0.5", "Random 0.5"),
     ("perfect", "Perfect p = c"),
     ("underconf_linear", "Underconf 0.2 + 0.8c"),
@@ -52,7 +55,7 @@ fn risk_list(prefix: &'static str, r: Risk) -> impl IntoView {
         {item("csr", "CSR", r.csr)}
         {item("sigma_csr", "σ_CSR", r.sigma_csr)}
         {item("zscore", "z = (CSR − 1)/σ", r.zscore)}
-        {item("p_risk", "P_risk = Φ(z)", r.p_risk)}
+        {item("p_risk", "P_risk = Φ(z) if CSR > 1, else 0", r.p_risk)}
         {item("cwa", "cwA", r.cwa)}
         {item("gain", "gain", r.gain)}
     }
@@ -150,7 +153,7 @@ fn repeat_view(call: Call) -> impl IntoView {
 }
 
 /// The columns of Table 5: `(key, header)`.
-const COLUMNS: [(&str, &str); 8] = [
+pub(super) const COLUMNS: [(&str, &str); 8] = [
     ("acc", "Acc"),
     ("cwa", "cwA"),
     ("gain", "gain"),
@@ -206,15 +209,32 @@ fn table_view(call: Call) -> impl IntoView {
                 <thead><tr><th scope="col">"distribution"</th>{head}</tr></thead>
                 <tbody>{body}</tbody>
             </table></div>
-            <p class="detail">"Reading the comparison: where confidences crowd near 1 (Skew High, Bimodal, \
-                Log-Uniform High) a single mistake at c ≈ 1 moves CSR and σ_CSR a lot, so their means over \
-                100 runs are themselves noisy and differ between any two sets of random numbers. CSR is \
-                right-skewed (rare, large terms), so most calibrated runs land a little below 1 and fewer than \
-                the 16% of a normal law exceed 1 + σ. Our P_risk means sit near 0.5 (0.45 to 0.56 at N = 10,000); the \
-                paper's Table 5 reports 0.3 to 0.4. We show our numbers as the metric contract defines them and \
-                leave the difference visible."</p>
+            {p_risk_note(&rows)}
         }
         .into_any()
+    }
+}
+
+/// The table's mean P_risk range beside the paper's (rows with a paper value),
+/// computed from the numbers shown.
+fn p_risk_note(rows: &[crate::labs::TableRow]) -> impl IntoView {
+    let range = |v: Vec<f64>| {
+        v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+    };
+    let (lo, hi) = range(rows.iter().map(|r| r.summary.p_risk.mean).collect());
+    let paper: Vec<f64> = rows.iter().filter_map(|r| r.paper.map(|p| p[7])).collect();
+    let p = "lab.beyond.table.p_risk";
+    let theirs = (!paper.is_empty()).then(|| {
+        let (plo, phi) = range(paper);
+        view! { "; the paper's Table 5 rows: " {num(format!("{p}.paper.min"), Some(plo))} " to "
+            {num(format!("{p}.paper.max"), Some(phi))} }
+    });
+    view! {
+        <p class="detail">"Mean P_risk of these rows: " {num(format!("{p}.min"), Some(lo))} " to "
+            {num(format!("{p}.max"), Some(hi))} {theirs} ". The reproduction below compares every \
+            cell of the paper's tables with its standard error."</p>
     }
 }
 
@@ -343,6 +363,7 @@ pub fn BeyondLab() -> impl IntoView {
             {repeat_view(repeat)}
             {table.status("repetitions")}
             {table_view(table)}
+            {super::lab_repro::reproduction(seed)}
         </section>
         {counterexample()}
     }

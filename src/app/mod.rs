@@ -13,6 +13,7 @@ mod flips_protocol;
 mod flips_state;
 mod idle;
 mod lab_beyond;
+mod lab_repro;
 mod lab_truth;
 mod lab_ui;
 mod learn;

@@ -1,5 +1,6 @@
 //! The overview: one row per model with the headline metrics.
 
+use crate::calib_badges;
 use crate::text;
 use leptos::prelude::*;
 
@@ -50,6 +51,9 @@ fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
         ),
         ("csr", "beyond_ece.csr".into()),
         ("p_risk", "beyond_ece.p_risk".into()),
+        // not in the audit: mean confidence (from the confidence reliability table)
+        // minus accuracy, with the calibration badge
+        ("conf_gap", CONF_GAP.into()),
         ("cwa", "beyond_ece.cwa".into()),
         ("gain", "beyond_ece.gain".into()),
         (
@@ -61,6 +65,18 @@ fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
             },
         ),
     ]
+}
+
+/// The `data-metric` path of the overview's mean confidence − accuracy (derived by
+/// the page from the audit's numbers, see `calibscope_app::calib_badges`).
+const CONF_GAP: &str = "derived.conf_minus_acc";
+
+/// Mean confidence − accuracy of `audit`: the mean confidence of its 10-bin
+/// equal-width confidence reliability table less its accuracy.
+fn conf_gap(audit: &serde_json::Value) -> Option<f64> {
+    let rows = get_path(audit, "reliability.confidence.width_10")?;
+    let acc = get_path(audit, "binning_free.accuracy")?.as_f64()?;
+    Some(calib_badges::mean_confidence(rows)? - acc)
 }
 
 #[component]
@@ -83,7 +99,11 @@ pub fn Overview() -> impl IntoView {
                         .iter()
                         .map(|(key, path)| {
                             let d = text::metric(key);
-                            let v = get_path(audit, path).and_then(|v| v.as_f64());
+                            let v = if *key == "conf_gap" {
+                                conf_gap(audit)
+                            } else {
+                                get_path(audit, path).and_then(|v| v.as_f64())
+                            };
                             let cell = num_view(format!("{prefix}{path}"), v, d.undefined);
                             let extra = match *key {
                                 "csr" => {
@@ -92,15 +112,17 @@ pub fn Overview() -> impl IntoView {
                                     Some(view! { <span class="pm">" ± " {num_view(format!("{prefix}{sp}"), sv, "undefined without samples")}</span> }.into_any())
                                 }
                                 "p_risk" => v.map(|p| {
-                                    let (class, label) = if p >= 0.95 {
-                                        ("badge risk", "overconfident")
-                                    } else if p >= 0.5 {
-                                        ("badge maybe", "possibly overconfident")
-                                    } else {
-                                        ("badge ok", "no sign of overconfidence")
-                                    };
+                                    let (class, label) = calib_badges::risk_badge(p);
                                     view! { <span class=class data-badge=label>{label}</span> }.into_any()
                                 }),
+                                "conf_gap" => {
+                                    let ece = get_path(audit, &format!("readings.confidence.width.{m}.ece")).and_then(|v| v.as_f64());
+                                    calib_badges::calibration(v, ece).map(|c| {
+                                        let (class, label) = calib_badges::calibration_badge(c);
+                                        let text = label.clone();
+                                        view! { <span class=class data-badge=label>{text}</span> }.into_any()
+                                    })
+                                }
                                 _ => None,
                             };
                             view! { <td>{cell}{extra}</td> }

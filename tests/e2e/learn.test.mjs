@@ -2,7 +2,9 @@
 // read from the page's data-values, the tour walked with the keyboard.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openApp, idle, valueOf, shot, foreignRequests } from './helpers.mjs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { launch, openApp, idle, valueOf, shot, foreignRequests, repo } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -119,6 +121,70 @@ test('beyond-ECE lab: Perfect/Uniform at N = 10,000 over 100 repetitions', async
     assert.ok(ece < oneOverN, `ECE ${ece} < 1/N ${oneOverN}`);
     assert.ok((await num(page, 'lab.beyond.counter.csr')) > Number(await page.inputValue('#counter-lambda')));
     await shot(page, 'beyond-lab');
+  });
+});
+
+// The reproduction of the paper's Tables 5, 8 and 9: every cell has the paper's
+// value, ours, the SE and a verdict that follows the stated rule, and every number
+// equals the native reproduction's (target/lab_repro.json, written by
+// `cargo test --release -p calibscope-core --test lab_repro`).
+test('beyond-ECE lab: the paper\'s Tables 5, 8 and 9 reproduced cell by cell', async () => {
+  const jsonPath = path.join(repo, 'target/lab_repro.json');
+  if (!existsSync(jsonPath)) {
+    throw new Error(`${jsonPath} is missing: run cargo test --release --locked -p calibscope-core --test lab_repro first`);
+  }
+  const native = JSON.parse(readFileSync(jsonPath, 'utf8'));
+  assert.equal(native.cells.length, 800);
+  await withApp(async ({ page }) => {
+    await openView(page, 'beyond-lab');
+    assert.equal(Number(await page.inputValue('#beyond-seed')), native.seed);
+    const t0 = Date.now();
+    await page.click('#beyond-repro-run');
+    await idle(page);
+    console.log(`# reproduction of 100 rows x 100 repetitions in the worker: ${Date.now() - t0} ms`);
+    const cells = await page.$$eval('td.repro-cell', (tds) => tds.map((td) => {
+      const v = (k) => td.querySelector(`.${k} [data-metric]`);
+      return {
+        path: v('ours').dataset.metric.replace(/\.ours$/, ''),
+        ours: Number(v('ours').dataset.value), paper: Number(v('paper').dataset.value), se: Number(v('se').dataset.value),
+        verdict: td.dataset.verdict,
+      };
+    }));
+    assert.equal(cells.length, 800);
+    const shown = new Map(cells.map((c) => [c.path, c]));
+    const reasons = new Set(await page.$$eval('#repro-reasons > li', (li) => li.map((l) => l.dataset.cell)));
+    const words = { agrees: 'agrees', off: 'off', Unclipped: 'cannot agree', HeavyTail: 'not judged', RareRuns: 'not judged' };
+    const counts = { agrees: 0, off: 0, 'cannot agree': 0, 'not judged': 0 };
+    for (const n of native.cells) {
+      const key = `lab.beyond.repro.t${n.table}.n${n.n}.${n.dist}.${n.mode}.${n.column}`;
+      const c = shown.get(key);
+      assert.ok(c, `${key} is shown`);
+      for (const k of ['ours', 'paper', 'se']) {
+        assert.ok(Math.abs(c[k] - n[k]) <= 1e-9 * Math.max(1, Math.abs(n[k])), `${key}.${k}: page ${c[k]}, native ${n[k]}`);
+      }
+      assert.equal(c.verdict, words[n.verdict], `${key}: verdict`);
+      counts[c.verdict] += 1;
+      const within = Math.abs(c.ours - c.paper) <= 4 * c.se + 5e-5;
+      if (c.verdict === 'agrees') assert.ok(within, `${key} agrees within 4 SE`);
+      else if (c.verdict === 'off') assert.ok(!within, `${key} is off`);
+      else assert.ok(reasons.has(key), `${key}: its reason is listed`);
+    }
+    assert.equal(reasons.size, counts['cannot agree'] + counts['not judged']);
+    assert.equal(counts.off, 0, 'no cell is off at the default seed');
+    for (const [k, v] of Object.entries({ agrees: counts.agrees, off: counts.off, cannot_agree: counts['cannot agree'], not_judged: counts['not judged'], total: 800 })) {
+      assert.equal(await num(page, `lab.beyond.repro.count.${k}`), v, `count ${k}`);
+    }
+    // the Perfect rows' P_risk sentence is computed from the table shown
+    for (const n of [100, 10000]) {
+      const ours = cells.filter((c) => c.path.startsWith(`lab.beyond.repro.t5.n${n}.`) && c.path.endsWith('.p_risk')).map((c) => c.ours);
+      assert.equal(ours.length, 10);
+      assert.equal(await num(page, `lab.beyond.repro.p_risk.n${n}.ours.min`), Math.min(...ours));
+      assert.equal(await num(page, `lab.beyond.repro.p_risk.n${n}.ours.max`), Math.max(...ours));
+    }
+    // every listed reason shows its numbers
+    assert.ok(await page.locator('#repro-reasons [data-metric*=".evidence."]').count() >= reasons.size);
+    assert.equal(await page.getByText('leave the difference visible').count(), 0);
+    await shot(page, 'beyond-lab-reproduction');
   });
 });
 

@@ -241,21 +241,23 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         .filter(|c| matches!(c.status, Status::DefinitionChanged { .. }))
         .count();
     let changed = if changed > 0 {
-        format!(
-            ", {changed} of them moved only because a definition changed since the record was computed, under metric contract v{}: this calibscope computes v{}",
-            record.contract,
-            calibscope_audit::CONTRACT
-        )
+        format!(", {changed} of them moved only because a definition changed since")
     } else {
         String::new()
     };
+    let contract = if record.contract == calibscope_audit::CONTRACT {
+        String::new()
+    } else {
+        format!("; this calibscope computes v{}", calibscope_audit::CONTRACT)
+    };
     out.push_str(&format!(
-        "{} values compared: {} verified ({rounding} of them up to floating-point rounding{changed}), {failed} differ or are missing (record by {} {} build {})\n",
+        "{} values compared: {} verified ({rounding} of them up to floating-point rounding{changed}), {failed} differ or are missing (record by {} {} build {}, metric contract v{}{contract})\n",
         checks.len(),
         checks.len() - failed,
         record.producer.name,
         record.producer.version,
-        record.producer.build
+        record.producer.build,
+        record.contract
     ));
     crate::commands::write_stdout(&out)?;
     if failed > 0 {

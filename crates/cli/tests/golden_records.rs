@@ -60,7 +60,10 @@ fn golden_records_verify_across_contract_versions() {
         let (code, out) = verify(&golden(&format!("{name}.record.json")), &data);
         assert_eq!(code, Some(0), "{name}: {out}");
         assert_eq!(out.lines().count(), 1, "{name}: {out}");
-        assert!(out.contains(", 0 differ or are missing"), "{out}");
+        assert!(
+            out.contains(", 0 differ or are missing") && out.ends_with("metric contract v3)\n"),
+            "{out}"
+        );
         // before contract 3: exit 0, the moved P_risk values named
         let old = golden(&format!("{name}.contract2.record.json"));
         let (code, out) = verify(&old, &data);
@@ -80,8 +83,9 @@ fn golden_records_verify_across_contract_versions() {
         }
         assert!(!out.contains('✗'), "{out}");
         assert!(
-            out.contains(&format!("{expected} of them moved only because a definition changed"))
-                && out.contains("since the record was computed, under metric contract v2: this calibscope computes v3"),
+            out.contains(&format!(
+                "{expected} of them moved only because a definition changed"
+            )) && out.contains("build dev, metric contract v2; this calibscope computes v3)"),
             "{out}"
         );
     }
