@@ -48,13 +48,13 @@ fn flips_sections_equal_the_multi_fixtures_ranking() {
             for (j, &m) in bins.iter().enumerate() {
                 let m_ref = bins[(j + 3) % bins.len()];
                 let metric = ["confece", "confce_corr", "cwece", "lince_cw"][j % 4];
-                    temperature_first: false,
                 let settings = FlipsSettings {
                     metric: metric.into(),
                     binning: binning.into(),
                     m,
                     m_ref,
                     bins: bins.clone(),
+                    temperature_first: false,
                 };
                 let got = flips_section(&ds.models, &settings).unwrap();
                 assert_eq!(got["settings"]["m"], json!(m));

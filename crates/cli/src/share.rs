@@ -113,8 +113,8 @@ fn flips_settings(f: &crate::FlipsRecordArgs) -> FlipsSettings {
         m: f.flips_m,
         m_ref: f.flips_ref,
         bins: f.flips_bins.clone(),
-    }
         temperature_first: f.flips_temperature_first,
+    }
 }
 
 impl AuditArgs {
