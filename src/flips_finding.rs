@@ -209,8 +209,8 @@ fn compare(
                 std::cmp::Ordering::Greater => "more pairs than",
             };
             out.push(text(format!(
-                "{}Here {} reversed {word} ConfECE (",
-                if out.is_empty() { "" } else { " " },
+                "{}{} reversed {word} ConfECE (",
+                if out.is_empty() { "Here " } else { " " },
                 short_name(t.metric)
             )));
             out.push(count_seg(t, "compare"));

@@ -141,7 +141,7 @@ test('a multi-model record holds the Ranking flips numbers; they verify in the a
     await download.saveAs(file);
     const rec = JSON.parse(readFileSync(file, 'utf8'));
     const flips = rec.tables.flips;
-    assert.deepEqual(flips.settings, { metric: 'confce_corr', binning: 'mass', m: 20, m_ref: 450, bins: [2, 15, 100] });
+    assert.deepEqual(flips.settings, { metric: 'confce_corr', binning: 'mass', m: 20, m_ref: 450, bins: [2, 15, 100], temperature_first: false });
     assert.equal(flips.models.length, 10);
     assert.equal(flips.ranking.ranks['20'][0], Number(shownRank), 'the record holds the rank shown');
     assert.equal(Number(flips.matrices.cwece.spearman[0][2]), Number(shownRho), 'and the Spearman shown');

@@ -216,6 +216,22 @@ pub fn settings_cells(section: &Value) -> Vec<Cell> {
         }
         cells.push(Cell::Num(flips_path(&format!("settings.bins.{j}"))));
     }
+    if section["temperature"].is_object() {
+        cells.push(Cell::text(
+            "; every model temperature-scaled first, τ fitted on ",
+        ));
+        cells.push(Cell::Num(flips_path("temperature.n_calibration")));
+        cells.push(Cell::text(" samples (τ = "));
+        for (i, name) in models(section).iter().enumerate() {
+            if i > 0 {
+                cells.push(Cell::text(", "));
+            }
+            cells.push(Cell::Text(format!("{name} ")));
+            cells.push(Cell::Num(flips_path(&format!("temperature.tau.{i}"))));
+        }
+        cells.push(Cell::text("), every number on the other "));
+        cells.push(Cell::Num(flips_path("temperature.n_evaluation")));
+    }
     cells
 }
 

@@ -110,7 +110,8 @@ fn a_cli_record_with_flips_verifies_in_the_app() {
     let section = &record["tables"]["flips"];
     assert_eq!(
         section["settings"],
-        json!({"metric": "lince_cw", "binning": "mass", "m": 20, "m_ref": 100, "bins": [1, 5, 20, 450]})
+        json!({"metric": "lince_cw", "binning": "mass", "m": 20, "m_ref": 100, "bins": [1, 5, 20, 450],
+               "temperature_first": false})
     );
     let verify = |rec: &Value| {
         let mut parser = Parser::new(NAME.to_string(), Options::default());
