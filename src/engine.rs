@@ -13,7 +13,8 @@ use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
 
 use crate::proto::{
-    self, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Reading, Row, Summary,
+    self, CandidateItem, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Reading, Row,
+    Summary,
 };
 
 pub mod recal;
@@ -58,6 +59,14 @@ pub fn parse_error_message(id: u64, errors: &ParseErrors) -> FromWorker {
             column: e.location.column.clone(),
             model: e.location.model.clone(),
             message: e.message.clone(),
+            candidates: e
+                .candidates
+                .iter()
+                .map(|c| CandidateItem {
+                    says: c.says.clone(),
+                    mapping: MappingOverride::from_mapping(&c.mapping),
+                })
+                .collect(),
         })
         .collect();
     let first = errors.errors.first();

@@ -211,6 +211,17 @@ pub struct ErrorItem {
     #[serde(default)]
     pub model: Option<String>,
     pub message: String,
+    /// Mappings that would read the file as the message asks ("did you mean ...?").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<CandidateItem>,
+}
+
+/// A mapping offered in answer to a reading the labels contradict.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CandidateItem {
+    /// What it reads (`10 classes p0, p1, p2, …, p9`).
+    pub says: String,
+    pub mapping: MappingOverride,
 }
 
 /// A choice detection made.
