@@ -65,7 +65,9 @@ pub fn error_help(code: &str) -> (&'static str, &'static str) {
         "row_sum" => ("Probabilities do not sum to 1", "Each row must sum to 1 ± 0.001. If these are logits, choose “logits” in the mapping panel; otherwise renormalise the rows named below."),
         "label_out_of_range" => ("A label is outside 0..k−1", "Labels must be class indices matching the score columns; check the rows named below."),
         "empty_file" => ("The file is empty", "Export the predictions again."),
-        "unknown_format" => ("Not a prediction file calibscope can read", "Save the predictions as CSV/TSV, JSON, .npy or .npz."),
+        "unknown_format" => ("Not a prediction file calibscope can read", "Save the predictions as CSV/TSV, JSON, .npy or .npz (plain, or compressed with gzip or zstd)."),
+        "mapping_guess" => ("The labels do not fit the way the columns were read", "Answer the question in the mapping panel below, or map the columns by hand."),
+        "compressed_bad" => ("The compressed file is damaged or cut short", "Download or compress the file again; gzip and zstd files are read as they are."),
         "not_utf8" => ("The text is not UTF-8", "Save the file as UTF-8."),
         "header_only" => ("The table has a header but no rows", "Export the predictions with their rows."),
         "no_header" => ("The table has no header row", "Add a header such as label,p_0,p_1,…"),
@@ -147,6 +149,8 @@ pub const IO_CODES: &[&str] = &[
     "zip_crc",
     "zip_too_large",
     "zip_empty",
+    "mapping_guess",
+    "compressed_bad",
 ];
 
 #[cfg(test)]

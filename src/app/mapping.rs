@@ -2,7 +2,7 @@
 //! that read the files again with another mapping (every field of the CLI's
 //! mapping flags: the same [`MappingOverride`] type).
 
-use crate::proto::{MappingOverride, Summary};
+use crate::proto::{ErrorItem, MappingOverride, Summary};
 use leptos::prelude::*;
 
 use super::client;
@@ -39,10 +39,47 @@ fn list(text: &str) -> Vec<String> {
 
 /// The panel: what was read (or, for a file that failed, what could be read of it)
 /// and the mapping form.
+/// The one question asked when the labels contradict the reading detection
+/// guessed: the error's sentence and a button per mapping that would fit.
+fn question_view(item: ErrorItem) -> impl IntoView {
+    let buttons = item
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mapping = c.mapping.clone();
+            view! {
+                <button class="candidate" data-candidate=i.to_string()
+                    on:click=move |_| client::remap(mapping.clone())>
+                    "Read it as " {c.says.clone()}
+                </button>
+            }
+        })
+        .collect_view();
+    let none = item.candidates.is_empty().then(|| {
+        view! { <p class="note">"Say below which columns hold the labels and the scores."</p> }
+    });
+    view! {
+        <div class="question" id="mapping-question" role="group" aria-labelledby="mapping-question-text">
+            <p id="mapping-question-text"><strong>"How should this file be read? "</strong> {item.message.clone()}</p>
+            <div class="controls">{buttons}</div>
+            {none}
+        </div>
+    }
+}
+
 #[component]
 pub fn MappingPanel() -> impl IntoView {
     let store = expect_context::<Store>();
     move || {
+        let question = store.error.with(|e| {
+            e.as_ref().and_then(|e| {
+                e.errors
+                    .iter()
+                    .find(|it| it.code == "mapping_guess")
+                    .cloned()
+            })
+        });
         // a header that could not be mapped: offer its columns
         let unmapped = store.error.with(|e| {
             e.as_ref()
@@ -55,7 +92,8 @@ pub fn MappingPanel() -> impl IntoView {
                 view! {
                     <section class="mapping failed" id="mapping" aria-labelledby="mapping-title">
                         <h2 id="mapping-title">"Map the columns of " {files}</h2>
-                        <p class="note">"Its columns were not recognised by name. Say which column holds the labels and which hold the scores, then read it again."</p>
+                        {question.clone().map(question_view)}
+                        {question.is_none().then(|| view! { <p class="note">"Its columns were not recognised by name. Say which column holds the labels and which hold the scores, then read it again."</p> })}
                         <p>"Columns: " <span data-field="columns">{columns.join(", ")}</span></p>
                         <MappingForm columns=columns open=true/>
                     </section>
@@ -67,11 +105,11 @@ pub fn MappingPanel() -> impl IntoView {
         let is_failed = failed.is_some();
         failed
             .or_else(|| store.summary.get())
-            .map(|s| detected_view(s, is_failed).into_any())
+            .map(|s| detected_view(s, is_failed, question).into_any())
     }
 }
 
-fn detected_view(s: Summary, is_failed: bool) -> impl IntoView {
+fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> impl IntoView {
     let guesses = s
         .guesses
         .iter()
@@ -90,6 +128,7 @@ fn detected_view(s: Summary, is_failed: bool) -> impl IntoView {
     view! {
         <section class="mapping" id="mapping" aria-labelledby="mapping-title" class:failed=is_failed>
             <h2 id="mapping-title">{if is_failed { "What was read from the file that failed" } else { "What was read" }}</h2>
+            {question.map(question_view)}
             {is_failed.then(|| view! { <p class="note">"Not loaded because of the errors above; correct the mapping below if a column was taken for the wrong thing."</p> })}
             <dl class="detected">
                 {field("file", "File", s.files.join(" + "))}

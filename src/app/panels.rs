@@ -48,7 +48,7 @@ pub fn DropTarget() -> impl IntoView {
     view! {
         <section class="drop" id="drop-target" aria-labelledby="drop-title">
             <h2 id="drop-title">"Drop your predictions here"</h2>
-            <p>"CSV/TSV, JSON, .npy (or a NAME.labels.npy + NAME.probs.npy pair) and .npz; several files of models on the same samples make a comparison. Files are read in this tab only."</p>
+            <p>"CSV/TSV, JSON, .npy (or a NAME.labels.npy + NAME.probs.npy pair) and .npz, plain or compressed with gzip or zstd; several files of models on the same samples make a comparison. Files are read in this tab only."</p>
             <label class="picker">
                 <span>"Choose files…"</span>
                 <input id="file-input" type="file" multiple on:change=on_change/>

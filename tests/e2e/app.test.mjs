@@ -2,9 +2,11 @@
 // Run by tools/test.sh (which builds and serves the app): node --test tests/e2e/
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   launch, idle, copyWith, dropFiles, pickFiles, expected, compareDisplayed, valueOf, setM, shot,
-  foreignRequests, displayed, compareValue, withApp as withAppOf,
+  foreignRequests, displayed, compareValue, fixtures, withApp as withAppOf,
 } from './helpers.mjs';
 
 let browser;
@@ -217,18 +219,26 @@ for (const [file, code] of [
   });
 }
 
-test('a file that is not a prediction file is refused with a reason', async () => {
+test('a gzip file is read as its text; a truncated one is refused with a reason', async () => {
   await withApp(async ({ page }) => {
-    await page.evaluate(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0])], 'preds.csv.gz'));
-      for (const type of ['dragover', 'drop']) {
-        document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    // the fixture gzipped in the page (CompressionStream), dropped as preds.csv.gz
+    const text = readFileSync(path.join(fixtures, 'real/breast_cancer_rf_p.csv'), 'utf8');
+    await page.evaluate(async (text) => {
+      const gz = await new Response(new Blob([text]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer();
+      for (const bytes of [new Uint8Array(gz), new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0])]) {
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], 'preds.csv.gz'));
+        for (const type of ['dragover', 'drop']) {
+          document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+        }
+        await window.calibscopeIdle();
+        if (bytes.length > 8) window.readGzip = document.querySelector('[data-metric="input.n"]')?.dataset.value;
       }
-    });
+    }, text);
     await idle(page);
-    assert.equal(await page.locator('#error').getAttribute('data-error-code'), 'unknown_format');
-    assert.match(await page.locator('#error').innerText(), /gzip/);
+    assert.equal(await page.evaluate(() => window.readGzip), '171');
+    assert.equal(await page.locator('#error').getAttribute('data-error-code'), 'compressed_bad');
+    assert.match(await page.locator('#error').innerText(), /gzip stream ends early/);
   });
 });
 

@@ -2,6 +2,8 @@
 //! streams: every pushed slice is decompressed and its output pushed at once to a
 //! [`Parser`] of the decompressed bytes, so memory is that parser's (the columns),
 //! a 256 KiB output buffer and, for zstd, the frame's window; never the whole file.
+//! (The zstd decoder passes its output on once it is more than one window behind
+//! the input — 2–8 MiB at zstd's usual levels — or at the end of a frame.)
 //!
 //! - gzip (RFC 1952; recognised by its magic `1f 8b`, not by the file name): the
 //!   header (optional extra field, name, comment, header CRC) is read here, the
@@ -557,3 +559,7 @@ fn zstd_frame_header(b: &[u8]) -> Result<Option<FrameHead>, String> {
         checksum: fhd & 4 != 0,
     }))
 }
+
+#[cfg(test)]
+#[path = "compress_tests.rs"]
+mod tests;

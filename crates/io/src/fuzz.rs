@@ -17,6 +17,54 @@ pub enum Target {
     Npy,
     /// `.npz` (a local-header signature is prepended when missing).
     Npz,
+    /// gzip-compressed text: an input that starts with the gzip magic is parsed as
+    /// it is (the header, deflate and trailer readers); any other is compressed
+    /// first ([`gzip`]) and must read as the same input uncompressed does.
+    Gzip,
+    /// zstd-compressed text: an input that starts with the zstd magic is parsed as
+    /// it is; any other is wrapped in a frame of raw blocks ([`zstd_raw`]) when its
+    /// first byte is odd (and must read as it does uncompressed), else the magic is
+    /// prepended (the frame and block readers on arbitrary bytes).
+    Zstd,
+}
+
+/// `data` as one gzip member (deflate level 1, no name), as `gzip -1` writes it.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut v = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    v.extend(miniz_oxide::deflate::compress_to_vec(data, 1));
+    v.extend(crc32fast::hash(data).to_le_bytes());
+    v.extend((data.len() as u32).to_le_bytes());
+    v
+}
+
+/// `data` as one zstd frame of raw (stored) blocks of at most `block` bytes, with
+/// no checksum.
+pub fn zstd_raw(data: &[u8], block: usize) -> Vec<u8> {
+    // magic, frame header: no single segment, no content size; window 1 MiB
+    let mut v = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x50];
+    let block = block.clamp(1, 128 * 1024);
+    let mut chunks: Vec<&[u8]> = data.chunks(block).collect();
+    if chunks.is_empty() {
+        chunks.push(&[]);
+    }
+    for (i, c) in chunks.iter().enumerate() {
+        let last = u32::from(i + 1 == chunks.len());
+        let h = last | ((c.len() as u32) << 3);
+        v.extend(&h.to_le_bytes()[..3]);
+        v.extend_from_slice(c);
+    }
+    v
+}
+
+/// Whether a fuzz input is compressed here (and must read as it does plain).
+fn wrapped(target: Target, data: &[u8]) -> bool {
+    match target {
+        Target::Gzip => !data.starts_with(b"\x1f\x8b"),
+        Target::Zstd => {
+            !data.starts_with(b"\x28\xb5\x2f\xfd") && data.first().is_some_and(|b| b & 1 == 1)
+        }
+        _ => false,
+    }
 }
 
 /// Options with small limits, so a fuzzer cannot ask for gigabytes.
@@ -39,6 +87,11 @@ pub fn input(target: Target, data: &[u8]) -> Vec<u8> {
         Target::Npy => b"\x93NUMPY",
         Target::Npz if data.starts_with(b"PK") => b"",
         Target::Npz => b"PK\x03\x04",
+        Target::Gzip if wrapped(target, data) => return gzip(data),
+        Target::Gzip => b"",
+        Target::Zstd if wrapped(target, data) => return zstd_raw(data, 1 + data.len() / 3),
+        Target::Zstd if data.starts_with(b"\x28\xb5\x2f\xfd") => b"",
+        Target::Zstd => b"\x28\xb5\x2f\xfd",
     };
     let mut v = prefix.to_vec();
     v.extend_from_slice(data);
@@ -54,8 +107,26 @@ pub fn check(target: Target, data: &[u8]) {
         Target::Json => "fuzz.json",
         Target::Npy => "fuzz.npy",
         Target::Npz => "fuzz.npz",
+        Target::Gzip => "fuzz.csv.gz",
+        Target::Zstd => "fuzz.csv.zst",
     };
     let whole = format!("{:?}", parse_bytes_any(name, &bytes, &options()));
+    if wrapped(target, data) {
+        // what was compressed here reads as it does plain (but for the words that
+        // say the content was decompressed)
+        let plain = format!("{:?}", parse_bytes_any(name, data, &options()));
+        let codec = if target == Target::Gzip {
+            "gzip"
+        } else {
+            "zstd"
+        };
+        let said = format!("after {codec} decompression, ");
+        assert_eq!(
+            whole.replace(&said, ""),
+            plain,
+            "compressed and plain differ"
+        );
+    }
     let seed = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     });

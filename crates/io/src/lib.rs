@@ -426,6 +426,10 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
             Sniffed::NeedMore
         };
     }
+    // a zstd skippable frame first (as pzstd writes): 0x184D2A5? little-endian
+    if buf.len() >= 4 && buf[0] & 0xf0 == 0x50 && buf[1..4] == [0x2a, 0x4d, 0x18] {
+        return Sniffed::Compressed(compress::Codec::Zstd);
+    }
     let magic: &[(&[u8], Option<&str>)] = &[
         (b"\x93NUMPY", None),
         (b"PK\x03\x04", None),

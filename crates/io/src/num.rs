@@ -237,6 +237,7 @@ impl LabelReader {
     }
 
     /// Merges the label counts of a later part whose rows start at `base`.
+    #[cfg(not(target_family = "wasm"))]
     pub(crate) fn absorb(&mut self, later: &LabelReader, base: u64) {
         self.misses += later.misses;
         if self.miss_first.is_none() {

@@ -27,11 +27,13 @@ fn files(t: &str) -> Vec<Vec<u8>> {
     v
 }
 
-const TARGETS: [(&str, Target); 4] = [
+const TARGETS: [(&str, Target); 6] = [
     ("csv", Target::Csv),
     ("json", Target::Json),
     ("npy", Target::Npy),
     ("npz", Target::Npz),
+    ("gzip", Target::Gzip),
+    ("zstd", Target::Zstd),
 ];
 
 #[test]

@@ -209,7 +209,7 @@ fn names_missed(
         );
         e.candidates = vec![Candidate {
             says: format!(
-                "labels as column positions: 0 = {}, …, {} = {}",
+                "{k} classes, label i = the i-th column: 0 = {}, …, {} = {}",
                 col_names[0],
                 k - 1,
                 col_names[k - 1]
