@@ -405,12 +405,7 @@ mod tests {
     use super::*;
     use calibscope_io::Parser;
 
-    fn shared() -> Option<std::path::PathBuf> {
-        let p = std::env::var_os("CALIBSCOPE_SHARED")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-        p.join("fixtures").is_dir().then_some(p)
-    }
+    use calibscope_test_support::shared;
 
     fn parse(
         path: &std::path::Path,
@@ -433,10 +428,7 @@ mod tests {
 
     #[test]
     fn compute_matches_the_fixture_tables() {
-        let Some(shared) = shared() else {
-            eprintln!("shared fixtures not found; skipped");
-            return;
-        };
+        let shared = shared();
         let dir = shared.join("fixtures/real");
         for (file, expected) in [
             (
@@ -515,9 +507,7 @@ mod tests {
 
     #[test]
     fn pairs_and_multi_files_assemble() {
-        let Some(shared) = shared() else {
-            return;
-        };
+        let shared = shared();
         let dir = shared.join("fixtures/real");
         let files = vec![
             parse(&dir.join("breast_cancer_mlp.probs.npy"), 1000),
@@ -545,9 +535,7 @@ mod tests {
 
     #[test]
     fn value_errors_still_say_what_was_read() {
-        let Some(shared) = shared() else {
-            return;
-        };
+        let shared = shared();
         let p = shared.join("fixtures/edge/edge_invalid_rowsum_probs.csv");
         let err = assemble(vec![parse(&p, 7)], &Options::default()).unwrap_err();
         let FromWorker::Error {
@@ -571,9 +559,7 @@ mod tests {
 
     #[test]
     fn bad_requests_are_errors_not_panics() {
-        let Some(shared) = shared() else {
-            return;
-        };
+        let shared = shared();
         let p = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
         let ds = assemble(vec![parse(&p, 1 << 16)], &Options::default()).unwrap();
         let mut s = Session::new(ds);

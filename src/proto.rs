@@ -93,13 +93,6 @@ pub enum ToWorker {
         #[serde(default)]
         limits: Limits,
     },
-    /// Read the last opened files again with another mapping.
-    Remap {
-        id: u64,
-        mapping: MappingOverride,
-        #[serde(default)]
-        limits: Limits,
-    },
     /// Stop reading the files of request `id`.
     Cancel { id: u64 },
     /// Make the worker panic (tests of the crash path).

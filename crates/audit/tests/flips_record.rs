@@ -8,14 +8,8 @@ use calibscope_audit::*;
 use calibscope_core::sweep::RankedMetric;
 use calibscope_share::{file_ref, ViewState};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CALIBSCOPE_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+use calibscope_test_support::shared;
 
 fn fixture(name: &str) -> (Vec<u8>, calibscope_io::Dataset, Value) {
     let dir = shared().join("fixtures/multi");
