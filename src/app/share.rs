@@ -9,7 +9,8 @@
 //! flips slider's or the Recalibrate view's); the flips view's metric, pinned
 //! reference and Spearman bin counts; the Recalibrate view's seed, fraction and
 //! method; the labs' controls (`lab`: each control's value under its id, written and
-//! read by `lab_ui::keep`); the theme (the header's control, `theme.rs`); the data;
+//! read by `lab_ui::keep`; the flips view's "temperature-scale each model first"
+//! switch rides there too, under its id); the theme (the header's control, `theme.rs`); the data;
 //! the column mapping. Records ([`record_request`]) carry the page's state and the
 //! Ranking flips view's controls (the record's `tables.flips` section).
 
@@ -177,7 +178,7 @@ fn current(store: Store, fl: FlipsState, sh: Share) -> ViewState {
         split_seed: seed.get(),
         cal_fraction: fraction.get(),
         method: serde_json::from_value(Value::String(after.get())).unwrap_or_default(),
-        lab: sh.lab.get(),
+        lab: with_switch(sh.lab.get(), fl.temperature_first.get()),
         theme: sh.theme.get(),
         data,
         mapping: if store.example.get() {
@@ -253,7 +254,22 @@ fn apply_early(store: Store, fl: FlipsState, sh: Share, s: &ViewState) {
         _ => {}
     }
     sh.theme.set(s.theme);
-    sh.lab.set(s.lab.clone());
+    let mut lab = s.lab.clone();
+    fl.temperature_first
+        .set(lab.remove(TEMPERATURE_FIRST) == Some(Value::Bool(true)));
+    sh.lab.set(lab);
+}
+
+/// The links' key of the Ranking flips view's "temperature-scale each model first"
+/// switch (kept with the labs' controls, under its element id: no new link version).
+const TEMPERATURE_FIRST: &str = "flips-temperature-first";
+
+/// The labs' controls with the flips switch when it is on.
+fn with_switch(mut lab: BTreeMap<String, Value>, on: bool) -> BTreeMap<String, Value> {
+    if on {
+        lab.insert(TEMPERATURE_FIRST.into(), Value::Bool(true));
+    }
+    lab
 }
 
 /// Sets what needs the data set (called when a data set was opened).
