@@ -42,7 +42,7 @@ pub const METRICS: &[MetricDoc] = &[
     doc("lince_cw", "LinCE^cw", "Classwise LinCE: mean over classes of each class reading's LinCE; a truthful calibration error.", "not available for top-label input (needs every class probability)"),
     doc("confce_corr", "ConfCE^corr", "Confidence CE with bias correction (+(1 − acc)/n): truthful, so honest confidences minimise it.", "undefined without samples"),
     doc("csr", "CSR ± σ", "Calibrated Size Ratio: (1/n) Σ_wrong 1/(1 − c); about 1 when calibrated, above 1 when overconfident.", "undefined without samples"),
-    doc("p_risk", "P_risk", "Overconfidence risk: Φ((CSR − 1)/σ) when CSR > 1, and 0 when CSR ≤ 1: risk is read from the upper tail only (mistakes that cost no more than a calibrated model's carry none). The badge: high from 0.95, moderate from 0.5, low below. Low risk does not mean calibrated: an underconfident model has P_risk 0; see the next column.", "undefined when σ is 0"),
+    doc("p_risk", "P_risk", "Overconfidence risk: Φ((CSR − 1)/σ) when CSR > 1, and 0 when CSR ≤ 1: risk is read from the upper tail only (mistakes that cost no more than a calibrated model's carry none). The badge: high from 0.95, moderate from 0.5, low below. Low risk does not mean calibrated: P_risk weighs only the mistakes made with high confidence, so an underconfident model can show low risk; see the next column.", "undefined when σ is 0"),
     doc("conf_gap", "conf − acc", "Mean confidence minus accuracy (mean confidence from the 10-bin reliability table: Σ n·conf / n). The badge: at −0.02 or below, underconfident by that many points; at +0.02 or above, overconfident; in between, close to calibrated when the ECE shown is below 0.05, else mixed (some bins over-, others underconfident). A description of these numbers, not a statistical test.", "undefined without samples"),
     doc("cwa", "cwA", "Confidence-weighted accuracy: Σ c·correct / Σ c.", "undefined without samples"),
     doc("gain", "gain", "(cwA − acc)/(1 − min(cwA, acc)): positive when confidence ranks right answers higher.", "undefined when accuracy or cwA is 1"),
@@ -107,52 +107,6 @@ pub fn error_help(code: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// The error codes the parser can produce, for the completeness test.
-pub const IO_CODES: &[&str] = &[
-    "nan_or_inf",
-    "prob_out_of_range",
-    "row_sum",
-    "label_out_of_range",
-    "empty_file",
-    "unknown_format",
-    "not_utf8",
-    "header_only",
-    "no_header",
-    "record_too_long",
-    "file_too_large",
-    "too_many_cells",
-    "duplicate_column",
-    "missing_label_column",
-    "missing_score_columns",
-    "mapping_column_missing",
-    "invalid_mapping",
-    "ragged_row",
-    "bad_number",
-    "bad_label",
-    "mixed_label_types",
-    "model_length_mismatch",
-    "model_label_mismatch",
-    "incompatible_files",
-    "json_syntax",
-    "json_shape",
-    "npy_bad_magic",
-    "npy_bad_header",
-    "npy_unsupported_dtype",
-    "npy_unsupported_shape",
-    "npy_truncated",
-    "npy_trailing_data",
-    "npy_needs_pair",
-    "length_mismatch",
-    "zip_bad",
-    "zip_unsupported",
-    "zip_truncated",
-    "zip_crc",
-    "zip_too_large",
-    "zip_empty",
-    "mapping_guess",
-    "compressed_bad",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +114,8 @@ mod tests {
     #[test]
     fn every_error_code_has_its_own_text() {
         let fallback = error_help("surely-not-a-code");
-        for code in IO_CODES.iter().chain(&[
+        let io_codes = calibscope_io::ErrorCode::ALL.iter().map(|c| c.code());
+        for code in io_codes.chain([
             crate::proto::codes::BAD_REQUEST,
             crate::proto::codes::NO_DATASET,
             crate::proto::codes::READ_FAILED,

@@ -11,157 +11,131 @@ use calibscope_core::InputErrorKind;
 
 use crate::Dataset;
 
-/// What went wrong. [`ErrorCode::code`] gives the stable string.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum ErrorCode {
+/// Declares [`ErrorCode`] with its stable strings and [`ErrorCode::ALL`] from one
+/// list, so a new code cannot be left out of either.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
+        /// What went wrong. [`ErrorCode::code`] gives the stable string.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order (the UI's and the CLI's completeness
+            /// tests walk it).
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// Stable code used in JSON and by the UI.
+            pub fn code(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
     // --- the contract's input errors (METRICS.md §1), from `PredictionSet::validate`
     /// A NaN, infinite or missing (empty) score.
-    NanOrInf,
+    NanOrInf => "nan_or_inf",
     /// A probability outside `[0, 1]`.
-    ProbOutOfRange,
+    ProbOutOfRange => "prob_out_of_range",
     /// A probability row that does not sum to 1 within `1e-3`.
-    RowSum,
+    RowSum => "row_sum",
     /// A label outside `0..k` (or negative, or not one of the class names).
-    LabelOutOfRange,
+    LabelOutOfRange => "label_out_of_range",
     // --- whole-file problems
     /// The file has no bytes (or only whitespace).
-    EmptyFile,
+    EmptyFile => "empty_file",
     /// The content is not a format this crate reads (gzip, UTF-16, binary ...).
-    UnknownFormat,
+    UnknownFormat => "unknown_format",
     /// Text that is not UTF-8 where text is needed (header, class names, labels).
-    NotUtf8,
+    NotUtf8 => "not_utf8",
     /// A header row and no data.
-    HeaderOnly,
+    HeaderOnly => "header_only",
     /// The first line looks like data: a header row is required.
-    NoHeader,
+    NoHeader => "no_header",
     /// A record longer than [`crate::Options::max_record_bytes`].
-    RecordTooLong,
+    RecordTooLong => "record_too_long",
     /// A file larger than [`crate::Options::max_file_bytes`] (refused before reading).
-    FileTooLarge,
+    FileTooLarge => "file_too_large",
     /// More values (rows × score columns) than [`crate::Options::max_cells`]
     /// (refused before allocating them).
-    TooManyCells,
+    TooManyCells => "too_many_cells",
     /// Two columns with the same name.
-    DuplicateColumn,
+    DuplicateColumn => "duplicate_column",
     /// No column recognised as the label.
-    MissingLabelColumn,
+    MissingLabelColumn => "missing_label_column",
     /// No column recognised as scores (probabilities, logits or top-label).
-    MissingScoreColumns,
+    MissingScoreColumns => "missing_score_columns",
     /// A column named in the [`crate::ColumnMapping`] does not exist.
-    MappingColumnMissing,
+    MappingColumnMissing => "mapping_column_missing",
     /// The column mapping is inconsistent (e.g. one matrix column).
-    InvalidMapping,
+    InvalidMapping => "invalid_mapping",
     // --- row-level problems
     /// A row with a different number of fields than the header.
-    RaggedRow,
+    RaggedRow => "ragged_row",
     /// A score that is not a number.
-    BadNumber,
+    BadNumber => "bad_number",
     /// A label that is not an integer, a boolean or a class name.
-    BadLabel,
+    BadLabel => "bad_label",
     /// Integer labels mixed with class-name labels.
-    MixedLabelTypes,
+    MixedLabelTypes => "mixed_label_types",
     // --- multi-model
     /// Models with different numbers of rows.
-    ModelLengthMismatch,
+    ModelLengthMismatch => "model_length_mismatch",
     /// Models whose labels (or ids) differ at some row.
-    ModelLabelMismatch,
+    ModelLabelMismatch => "model_label_mismatch",
     /// Files that cannot be combined (different classes, ...).
-    IncompatibleFiles,
+    IncompatibleFiles => "incompatible_files",
     // --- JSON
     /// Malformed JSON.
-    JsonSyntax,
+    JsonSyntax => "json_syntax",
     /// Valid JSON of an unexpected shape.
-    JsonShape,
+    JsonShape => "json_shape",
     // --- NumPy
     /// Not a `.npy` (bad magic or version).
-    NpyBadMagic,
+    NpyBadMagic => "npy_bad_magic",
     /// The `.npy` header dictionary cannot be read.
-    NpyBadHeader,
+    NpyBadHeader => "npy_bad_header",
     /// A dtype this crate does not read (strings, objects, complex, long double).
-    NpyUnsupportedDtype,
+    NpyUnsupportedDtype => "npy_unsupported_dtype",
     /// A shape this crate does not read (0-d, 3-d ...).
-    NpyUnsupportedShape,
+    NpyUnsupportedShape => "npy_unsupported_shape",
     /// The data is shorter than the header declares.
-    NpyTruncated,
+    NpyTruncated => "npy_truncated",
     /// Bytes after the declared data.
-    NpyTrailingData,
+    NpyTrailingData => "npy_trailing_data",
     /// A plain array without labels (give the `NAME.labels.npy` too).
-    NpyNeedsPair,
+    NpyNeedsPair => "npy_needs_pair",
     /// Arrays of one prediction set with different lengths.
-    LengthMismatch,
+    LengthMismatch => "length_mismatch",
     // --- npz / zip
     /// Not a readable zip archive.
-    ZipBad,
+    ZipBad => "zip_bad",
     /// A compression method other than stored / deflate, or encryption.
-    ZipUnsupported,
+    ZipUnsupported => "zip_unsupported",
     /// The archive ends before its central directory.
-    ZipTruncated,
+    ZipTruncated => "zip_truncated",
     /// A member's CRC-32 does not match.
-    ZipCrc,
+    ZipCrc => "zip_crc",
     /// A member inflates beyond its declared size or the configured limit (zip bomb).
-    ZipTooLarge,
+    ZipTooLarge => "zip_too_large",
     /// A zip archive without members.
-    ZipEmpty,
+    ZipEmpty => "zip_empty",
     // --- detection
     /// Errors explained by a detected reading of the columns, summarised as one
     /// question; [`ParseError::candidates`] holds the mappings that would fit.
-    MappingGuess,
+    MappingGuess => "mapping_guess",
     // --- compressed input
     /// A gzip or zstd stream that is corrupt or ends early.
-    CompressedBad,
+    CompressedBad => "compressed_bad",
 }
 
 impl ErrorCode {
-    /// Stable code used in JSON and by the UI.
-    pub fn code(self) -> &'static str {
-        use ErrorCode::*;
-        match self {
-            NanOrInf => "nan_or_inf",
-            ProbOutOfRange => "prob_out_of_range",
-            RowSum => "row_sum",
-            LabelOutOfRange => "label_out_of_range",
-            EmptyFile => "empty_file",
-            UnknownFormat => "unknown_format",
-            NotUtf8 => "not_utf8",
-            HeaderOnly => "header_only",
-            FileTooLarge => "file_too_large",
-            TooManyCells => "too_many_cells",
-            NoHeader => "no_header",
-            RecordTooLong => "record_too_long",
-            DuplicateColumn => "duplicate_column",
-            MissingLabelColumn => "missing_label_column",
-            MissingScoreColumns => "missing_score_columns",
-            MappingColumnMissing => "mapping_column_missing",
-            InvalidMapping => "invalid_mapping",
-            RaggedRow => "ragged_row",
-            BadNumber => "bad_number",
-            BadLabel => "bad_label",
-            MixedLabelTypes => "mixed_label_types",
-            ModelLengthMismatch => "model_length_mismatch",
-            ModelLabelMismatch => "model_label_mismatch",
-            IncompatibleFiles => "incompatible_files",
-            JsonSyntax => "json_syntax",
-            JsonShape => "json_shape",
-            NpyBadMagic => "npy_bad_magic",
-            NpyBadHeader => "npy_bad_header",
-            NpyUnsupportedDtype => "npy_unsupported_dtype",
-            NpyUnsupportedShape => "npy_unsupported_shape",
-            NpyTruncated => "npy_truncated",
-            NpyTrailingData => "npy_trailing_data",
-            NpyNeedsPair => "npy_needs_pair",
-            LengthMismatch => "length_mismatch",
-            ZipBad => "zip_bad",
-            ZipUnsupported => "zip_unsupported",
-            ZipTruncated => "zip_truncated",
-            ZipCrc => "zip_crc",
-            ZipTooLarge => "zip_too_large",
-            ZipEmpty => "zip_empty",
-            MappingGuess => "mapping_guess",
-            CompressedBad => "compressed_bad",
-        }
-    }
-
     /// The contract's input-error kind, for the four kinds of METRICS.md §1.
     pub fn input_kind(self) -> Option<InputErrorKind> {
         match self {
@@ -454,5 +428,26 @@ impl Sink {
             dataset,
             columns: self.columns,
         }
+    }
+}
+
+#[cfg(test)]
+mod code_tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn every_code_is_listed_once_with_a_distinct_snake_case_string() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in ErrorCode::ALL {
+            let s = c.code();
+            assert!(
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit()),
+                "{c:?}: {s}"
+            );
+            assert!(seen.insert(s), "{s} is used twice");
+        }
+        assert!(ErrorCode::ALL.contains(&ErrorCode::CompressedBad));
     }
 }
