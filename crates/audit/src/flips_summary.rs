@@ -144,7 +144,7 @@ pub const PAPER_SPEARMAN: [(&str, &str, &str, &str); 18] = [
 ];
 
 /// The source paper's conclusion in its own numbers (from [`PAPER_SPEARMAN`]).
-pub const PAPER_CLAIM: &str = "It reports that ConfECE’s ranking reverses with the bin count (Spearman −0.285 between m = 2000 and m = 5 within a trajectory, 0.624 across architectures) and that LinCE^cw’s holds (0.997 ± 0.000 between m = 20 and m = 5, within and across), ConfCE^corr lying between (0.642 within, 0.884 across between m = 20 and m = 5).";
+pub const PAPER_CLAIM: &str = "It reports that ConfECE’s ranking reverses with the bin count (Spearman −0.285 between m = 2000 and m = 5 within a trajectory, 0.624 across architectures) and that LinCE^cw’s holds (0.997 ± 0.000 between m = 20 and m = 5, within and across); for ConfCE^corr it reports 0.642 within and 0.884 across between m = 20 and m = 5.";
 
 /// The label of a ranked metric (its name when unknown).
 pub fn metric_label(metric: &str) -> &str {
