@@ -2,6 +2,7 @@
 //! calibscope CLIs with their data, verified by every later version.
 //! - `<name>.record.json`: written under this metric contract (v3); every value
 //!   verifies, identical or equal up to floating-point rounding.
+//! - `<name>.app.record.json`: written by the web app (wasm) under contract v3.
 //! - `<name>.contract2.record.json`: written by the CLI of the commit before
 //!   contract v3 (no `contract` field): every value verifies, and exactly the P_risk
 //!   values of a CSR at most 1 (recorded `Φ(zscore)`, now 0) are reported as moved
@@ -74,6 +75,36 @@ fn records_of_this_release_verify() {
             .filter(|c| !matches!(c.status, Status::Identical { .. } | Status::Rounding { .. }))
             .collect();
         assert!(odd.is_empty(), "{name}: {odd:?}");
+    }
+}
+
+/// Records the web app wrote (its wasm build, "Download record") verify natively:
+/// every value for the binary and the multi-model file. For the multiclass file the
+/// temperature and Platt fits end elsewhere natively (exp and ln differ in the last
+/// bit between the wasm and the native maths libraries, and the fits' last
+/// comparisons amplify that: τ 0.2745145442796678 in wasm, 0.27451454109936824
+/// natively), so the values of those two fits differ; everything else verifies.
+#[test]
+fn records_of_the_app_verify_natively() {
+    for name in NAMES {
+        let recorded = load(&format!("{name}.app.record.json"));
+        let (record, checks, notes) = reverify_golden(&recorded);
+        assert_eq!(record.producer.name, "calibscope-app");
+        assert_eq!(record.contract, CONTRACT);
+        assert!(notes.is_empty(), "{name}: {notes:?}");
+        assert!(checks.len() > 1000, "{name}: {} checks", checks.len());
+        let bad = not_ok(&checks);
+        if name == "digits_rf_probs" {
+            assert!(
+                bad.iter().all(
+                    |c| c.path.starts_with("audits.0.recalibration.temperature.")
+                        || c.path.starts_with("audits.0.recalibration.platt.")
+                ),
+                "{name}: {bad:?}"
+            );
+        } else {
+            assert!(bad.is_empty(), "{name}: {bad:?}");
+        }
     }
 }
 
