@@ -34,7 +34,8 @@ enum Command {
     /// Write a synthetic prediction file (METRICS.md §7 generators).
     Synth(SynthArgs),
     /// Recompute an audit record (`audit --record`) from its data files and compare
-    /// every value: ✓ identical, ✗ differs or missing (exit code 1).
+    /// every value: ✓ identical, ✗ differs or missing (exit code 1); in a record of an
+    /// earlier metric contract, Δ a value moved only by a definition change (verified).
     Verify(VerifyArgs),
     /// Read or write a permalink fragment (`#a1=…`): print the view a link holds as
     /// JSON, or the link of a view (JSON) or of a record's settings.
@@ -186,7 +187,8 @@ struct VerifyArgs {
     /// The data files the record was made from, in the same order.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Print only the values that differ (and the summary).
+    /// Print only the values that differ, those moved by a definition change, and
+    /// the summary.
     #[arg(long)]
     failures_only: bool,
 }
