@@ -44,6 +44,39 @@ pub fn draw(seed: u64, r: u64, j: u64, n: usize) -> usize {
     ((u * n as f64) as usize).min(n - 1)
 }
 
+/// The rows of draws `t0 .. t0 + out.len()` of the stream over `n` rows:
+/// `out[k] = floor(U(t0 + k) n)` (see [`draw`]).
+#[inline(always)]
+fn fill_rows_generic(seed: u64, t0: u64, n: usize, out: &mut [u32]) {
+    let nf = n as f64;
+    let top = (n - 1) as u64;
+    for (k, row) in out.iter_mut().enumerate() {
+        let x = splitmix64_at(seed, t0.wrapping_add(k as u64));
+        let u = (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        *row = ((u * nf) as u64).min(top) as u32;
+    }
+}
+
+/// [`fill_rows_generic`] compiled for AVX-512 (8 draws per instruction: 64-bit
+/// multiplies and u64/f64 conversions), chosen at run time where the CPU has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn fill_rows_avx512(seed: u64, t0: u64, n: usize, out: &mut [u32]) {
+    fill_rows_generic(seed, t0, n, out)
+}
+
+/// `out[k] = floor(U(t0 + k) n)`, the same bits on every path.
+fn fill_rows(seed: u64, t0: u64, n: usize, out: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+    {
+        // SAFETY: the CPU supports the features the function is compiled for.
+        return unsafe { fill_rows_avx512(seed, t0, n, out) };
+    }
+    fill_rows_generic(seed, t0, n, out)
+}
+
 /// How to bootstrap.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BootstrapSettings {
@@ -85,7 +118,10 @@ pub struct BootReading {
     sorted: SortedReading,
     forecast: Vec<f64>,
     outcome: Vec<bool>,
-    position: Vec<u32>,
+    /// `u - o` in sorted order.
+    residual: Vec<f64>,
+    /// The row at each sorted position.
+    order: Vec<u32>,
 }
 
 impl BootReading {
@@ -96,15 +132,17 @@ impl BootReading {
         let order = crate::auc::sort_order(u);
         let forecast = crate::auc::gather(u, &order);
         let outcome = crate::auc::gather(o, &order);
-        let mut position = vec![0u32; u.len()];
-        for (p, &i) in order.iter().enumerate() {
-            position[i as usize] = p as u32;
-        }
+        let residual = forecast
+            .iter()
+            .zip(&outcome)
+            .map(|(&u, &o)| u - o as u8 as f64)
+            .collect();
         BootReading {
             sorted: SortedReading::from_sorted(forecast.clone(), &outcome),
             forecast,
             outcome,
-            position,
+            residual,
+            order,
         }
     }
 
@@ -116,6 +154,11 @@ impl BootReading {
     /// True when there are no rows.
     pub fn is_empty(&self) -> bool {
         self.forecast.is_empty()
+    }
+
+    /// The row at sorted position `p`.
+    pub fn row_at(&self, p: usize) -> usize {
+        self.order[p] as usize
     }
 
     /// The original data's sorted index (for point estimates).
@@ -146,14 +189,24 @@ impl<'a> Resampled<'a> {
     /// `d = mean(u) - mean(o)` over the resample ("confidence minus accuracy" on the
     /// confidence reading); `None` when empty.
     pub fn mean_gap(&self) -> Option<f64> {
-        let r = self.reading;
-        let mut s = 0.0;
+        let mut s = [0.0f64; 4];
         let mut n = 0u64;
-        for ((&c, &u), &o) in self.counts.iter().zip(&r.forecast).zip(&r.outcome) {
-            s += c as f64 * (u - o as u8 as f64);
+        let (counts, residual) = (self.counts, &self.reading.residual);
+        let split = counts.len() / 4 * 4;
+        for (c, r) in counts[..split]
+            .chunks_exact(4)
+            .zip(residual[..split].chunks_exact(4))
+        {
+            for k in 0..4 {
+                s[k] += c[k] as f64 * r[k];
+            }
+            n += (c[0] + c[1] + c[2] + c[3]) as u64;
+        }
+        for (&c, &r) in counts[split..].iter().zip(&residual[split..]) {
+            s[0] += c as f64 * r;
             n += c as u64;
         }
-        (n > 0).then(|| s / n as f64)
+        (n > 0).then(|| ((s[0] + s[1]) + (s[2] + s[3])) / n as f64)
     }
 
     /// Calls `visit` with every non-empty bin of `binning` with `m` bins of the
@@ -187,42 +240,57 @@ impl<'a> Resampled<'a> {
                 });
             }
             Binning::Mass => {
-                let n: usize = self.counts.iter().map(|&c| c as usize).sum();
-                let mut b = 0usize;
+                let counts = self.counts;
+                let n: usize = counts.iter().map(|&c| c as usize).sum();
+                let len = counts.len();
+                // p: the current sorted position; rem: its copies not yet placed
+                let (mut p, mut rem) = (0usize, counts[0] as usize);
                 let mut start = 0usize;
-                let mut end = mass_bin_start(1, n, m);
-                let (mut pos, mut sum, mut succ) = (0usize, 0.0, 0u64);
-                let mut close = |b: usize, start: usize, end: usize, sum: f64, succ: u64| {
-                    if end > start {
-                        visit(Bin {
-                            index: b,
-                            start,
-                            end,
-                            sum_forecast: sum,
-                            successes: succ,
-                        })
+                for b in 0..m {
+                    let end = mass_bin_start(b + 1, n, m);
+                    if end == start {
+                        continue;
                     }
-                };
-                for ((&c, &u), &o) in self.counts.iter().zip(&r.forecast).zip(&r.outcome) {
-                    let mut c = c as usize;
-                    while c > 0 {
-                        while end <= pos {
-                            // the bin ending here is complete (or empty): next bin
-                            close(b, start, end, sum, succ);
-                            (sum, succ) = (0.0, 0);
-                            b += 1;
-                            start = end;
-                            end = mass_bin_start(b + 1, n, m);
+                    let (mut sum, mut succ, mut pos) = (0.0, 0u64, start);
+                    // the copies of p left over from the previous bin
+                    let take = rem.min(end - pos);
+                    sum += take as f64 * r.forecast[p];
+                    succ += if r.outcome[p] { take as u64 } else { 0 };
+                    pos += take;
+                    rem -= take;
+                    if rem == 0 {
+                        // whole positions while they fit
+                        p += 1;
+                        while p < len {
+                            let c = counts[p] as usize;
+                            if pos + c > end {
+                                break;
+                            }
+                            sum += c as f64 * r.forecast[p];
+                            succ += if r.outcome[p] { c as u64 } else { 0 };
+                            pos += c;
+                            p += 1;
                         }
-                        let k = c.min(end - pos);
-                        sum += k as f64 * u;
-                        succ += if o { k as u64 } else { 0 };
-                        pos += k;
-                        c -= k;
+                        if p < len {
+                            // the position straddling the edge: its first copies
+                            let take = end - pos;
+                            sum += take as f64 * r.forecast[p];
+                            succ += if r.outcome[p] { take as u64 } else { 0 };
+                            rem = counts[p] as usize - take;
+                            if rem == 0 {
+                                p += 1;
+                                rem = if p < len { counts[p] as usize } else { 0 };
+                            }
+                        }
                     }
-                }
-                if pos > start {
-                    close(b, start, pos, sum, succ);
+                    visit(Bin {
+                        index: b,
+                        start,
+                        end,
+                        sum_forecast: sum,
+                        successes: succ,
+                    });
+                    start = end;
                 }
             }
         }
@@ -261,27 +329,55 @@ impl BootMetric {
     }
 }
 
-/// Adds the counts of replicate `r` to `counts` (per sorted position of each
-/// reading; one buffer per reading, all of length `n`): the paired draws.
-fn count_replicate(readings: &[&BootReading], counts: &mut [Vec<u32>], seed: u64, r: usize) {
-    let n = readings[0].len();
-    for c in counts.iter_mut() {
-        c.iter_mut().for_each(|x| *x = 0);
-    }
-    const CHUNK: usize = 1024;
-    let mut rows = [0u32; CHUNK];
-    let mut j = 0usize;
-    while j < n {
-        let len = CHUNK.min(n - j);
-        for (k, row) in rows[..len].iter_mut().enumerate() {
-            *row = draw(seed, r as u64, (j + k) as u64, n) as u32;
+/// A worker's buffers: the count of each row of one replicate (`u8`, 1 byte per row
+/// so the random increments stay in cache; a row drawn more than 255 times is carried
+/// in `overflow`, once per 256), and each reading's counts in its sorted order.
+struct Counter {
+    per_row: Vec<u8>,
+    overflow: Vec<u32>,
+    rows: Vec<u32>,
+    sorted: Vec<Vec<u32>>,
+}
+
+impl Counter {
+    fn new(n: usize, readings: usize) -> Self {
+        Counter {
+            per_row: vec![0; n],
+            overflow: Vec::new(),
+            rows: vec![0; 4096.min(n)],
+            sorted: (0..readings).map(|_| vec![0; n]).collect(),
         }
-        for (reading, c) in readings.iter().zip(counts.iter_mut()) {
-            for &row in &rows[..len] {
-                c[reading.position[row as usize] as usize] += 1;
+    }
+
+    /// Counts the draws of replicate `r` and lays them out in each reading's sorted
+    /// order (the paired draws).
+    fn count(&mut self, readings: &[&BootReading], seed: u64, r: usize) {
+        let n = self.per_row.len();
+        let mut j = 0usize;
+        while j < n {
+            let len = self.rows.len().min(n - j);
+            let t0 = (r as u64).wrapping_mul(n as u64).wrapping_add(j as u64);
+            fill_rows(seed, t0, n, &mut self.rows[..len]);
+            for &row in &self.rows[..len] {
+                let c = &mut self.per_row[row as usize];
+                if *c == u8::MAX {
+                    self.overflow.push(row);
+                }
+                *c = c.wrapping_add(1);
+            }
+            j += len;
+        }
+        for (reading, sorted) in readings.iter().zip(self.sorted.iter_mut()) {
+            for (s, &row) in sorted.iter_mut().zip(&reading.order) {
+                *s = self.per_row[row as usize] as u32;
+            }
+            for &row in &self.overflow {
+                let p = reading.order.iter().position(|&i| i == row).expect("a row");
+                sorted[p] += 256;
             }
         }
-        j += len;
+        self.per_row.iter_mut().for_each(|c| *c = 0);
+        self.overflow.clear();
     }
 }
 
@@ -307,13 +403,13 @@ where
     );
     let b = settings.replicates;
     let run = |range: std::ops::Range<usize>| -> Vec<T> {
-        let mut counts: Vec<Vec<u32>> = readings.iter().map(|_| vec![0u32; n]).collect();
+        let mut counter = Counter::new(n, readings.len());
         range
             .map(|r| {
-                count_replicate(readings, &mut counts, settings.seed, r);
+                counter.count(readings, settings.seed, r);
                 let samples: Vec<Resampled<'_>> = readings
                     .iter()
-                    .zip(&counts)
+                    .zip(&counter.sorted)
                     .map(|(reading, c)| Resampled::new(reading, c))
                     .collect();
                 evaluate(r, &samples)

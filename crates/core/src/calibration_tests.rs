@@ -34,7 +34,7 @@ pub fn spiegelhalter(u: &[f64], o: &[bool]) -> Option<Spiegelhalter> {
         den.add(a * a * ui * (1.0 - ui));
     }
     let den = den.value();
-    if !(den > 0.0) || !den.is_finite() {
+    if den <= 0.0 || !den.is_finite() {
         return None;
     }
     let z = num.value() / den.sqrt();
@@ -144,7 +144,7 @@ pub fn cumulative_test(sorted: &SortedReading) -> Option<Cumulative> {
         .map(|&u| u * (1.0 - u))
         .collect();
     let sigma = var.value().sqrt() / n as f64;
-    if !(sigma > 0.0) || !sigma.is_finite() {
+    if sigma <= 0.0 || !sigma.is_finite() {
         return None;
     }
     let c = cumulative_differences(sorted);

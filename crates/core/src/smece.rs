@@ -235,7 +235,7 @@ pub fn smooth_ece_at(u: &[f64], o: &[bool], sigma: f64) -> Option<f64> {
 /// The smooth reliability curve at bandwidth `sigma`: `t`, `t - rs(t)` and
 /// `dens(t)` (see [`SmoothCurve`]). `None` as [`smooth_ece_at`].
 pub fn smooth_curve(u: &[f64], o: &[bool], sigma: f64) -> Option<SmoothCurve> {
-    if !valid(u, o) || !(sigma.is_finite() && sigma > 0.0) {
+    if !valid(u, o) || !sigma.is_finite() || sigma <= 0.0 {
         return None;
     }
     Some(smooth(u, o, sigma, &mut Grids::default()))

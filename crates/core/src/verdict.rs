@@ -90,9 +90,10 @@ pub fn verdict(
 /// `n` with thousands separators: `10,000`.
 fn grouped(n: usize) -> String {
     let digits = n.to_string();
+    let lead = digits.len() % 3;
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && i % 3 == lead {
             out.push(',');
         }
         out.push(ch);

@@ -1,6 +1,8 @@
 //! METRICS.md §8 against naive oracles (direct transcriptions, on random inputs) and
 //! the tests' null distributions by simulation.
 
+#![allow(clippy::needless_range_loop)] // replicate r indexes several parallel tables
+
 use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::bootstrap::{
     bootstrap_map, bootstrap_metrics, draw, percentile_interval, quantile_linear, splitmix64_at,

@@ -1,8 +1,8 @@
 //! METRICS.md §8 against its peers on every fixture file: smECE and sigma* against
 //! relplot 1.0.3 (1e-9 relative) and the debiased L2 error against
 //! uncertainty-calibration's `unbiased_l2_ce` on the contract's bins (1e-9 relative
-//! + 1e-12), from `tests/refs/section8_peers.json`, which `bash
-//! bench/peers_section8.sh --update-refs` wrote. Every valid fixture prediction set
+//! plus 1e-12 absolute), from `tests/refs/section8_peers.json`, which
+//! `bash bench/peers_section8.sh --update-refs` wrote. Every valid fixture prediction set
 //! (each model of the multi-model files) must be listed there, and every listed set
 //! must exist.
 
@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+#[allow(dead_code)] // the loaders only
 mod recal_support;
 
 use recal_support::{fixtures, floats, load_csv, load_npy_pair, load_structured, Set};
