@@ -126,7 +126,7 @@ fn reasons_view(rows: &[ReproRow]) -> impl IntoView {
                     Some(view! {
                         <li data-cell=path.clone() data-reason=reason.key.clone()>
                             <strong>{format!("Table {}, N = {}, {}{mode}, {head}: {}", r.table, r.n, title(&DISTS, &r.dist), reason.label)}</strong>
-                            " (paper " {num(format!("{path}.paper"), Some(c.paper))} ", ours " {num(format!("{path}.ours"), Some(c.ours))} "). "
+                            " (paper " {num(format!("{path}.paper"), Some(c.paper))} ", ours " {num(format!("{path}.ours"), Some(c.ours))} "): "
                             {reason.text.clone()} "."
                             <ul class="evidence">{evidence}</ul>
                         </li>

@@ -103,10 +103,11 @@ impl Reason {
     pub fn text(self) -> &'static str {
         match self {
             Reason::Unclipped => {
-                "the paper's value is out of reach with confidences clipped at 1 − 10⁻⁸ \
-                 (the clip the paper states for its real data): a few draws closer to 1 \
-                 than that must have made it, so it depends on how close to 1 a computer \
-                 draws and cannot be reproduced"
+                "the paper's value lies above what confidences clipped at 1 − 10⁻⁸ allow (the \
+                 clip the paper states for its real data; the numbers below give the most \
+                 the clip allows and the largest chance of exceeding it by luck): draws \
+                 closer to 1 than the clip most likely made it, so it depends on how close \
+                 to 1 a computer draws and cannot be reproduced"
             }
             Reason::HeavyTail => {
                 "heavy tail: mistakes at confidences very close to 1 add 1/(1 − c) terms, so \
