@@ -23,7 +23,10 @@ pub fn risk_badge(p_risk: f64) -> (&'static str, &'static str) {
     if p_risk >= RISK_HIGH {
         ("badge risk", "overconfidence risk: high (P_risk ≥ 0.95)")
     } else if p_risk >= RISK_MODERATE {
-        ("badge maybe", "overconfidence risk: moderate (P_risk ≥ 0.5)")
+        (
+            "badge maybe",
+            "overconfidence risk: moderate (P_risk ≥ 0.5)",
+        )
     } else {
         ("badge neutral", "overconfidence risk: low (P_risk < 0.5)")
     }
@@ -120,8 +123,14 @@ mod tests {
             calibration_badge(calibration(Some(0.05), None).unwrap()).1,
             "overconfident by 5 points"
         );
-        assert_eq!(calibration(Some(0.01), Some(0.02)), Some(Calibration::Close));
-        assert_eq!(calibration(Some(-0.01), Some(0.08)), Some(Calibration::Mixed));
+        assert_eq!(
+            calibration(Some(0.01), Some(0.02)),
+            Some(Calibration::Close)
+        );
+        assert_eq!(
+            calibration(Some(-0.01), Some(0.08)),
+            Some(Calibration::Mixed)
+        );
         assert_eq!(calibration(Some(0.0), None), Some(Calibration::Mixed));
         assert_eq!(calibration(None, Some(0.0)), None);
         // an underconfident model is never "close to calibrated"

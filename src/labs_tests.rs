@@ -332,7 +332,10 @@ fn reproduction_of_the_paper_s_tables() {
         }
     }
     // the native reproduction's outcome (crates/core/tests/lab_repro.rs)
-    assert_eq!((agree, listed), (800 - CANNOT_AGREE.len(), CANNOT_AGREE.len()));
+    assert_eq!(
+        (agree, listed),
+        (800 - CANNOT_AGREE.len(), CANNOT_AGREE.len())
+    );
     let answer = LabAnswer::Reproduce { seed, reps, rows };
     let json = serde_json::to_string(&answer).unwrap();
     assert_eq!(serde_json::from_str::<LabAnswer>(&json).unwrap(), answer);

@@ -219,9 +219,10 @@ fn table_view(call: Call) -> impl IntoView {
 /// computed from the numbers shown.
 fn p_risk_note(rows: &[crate::labs::TableRow]) -> impl IntoView {
     let range = |v: Vec<f64>| {
-        v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        })
+        v.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
     };
     let (lo, hi) = range(rows.iter().map(|r| r.summary.p_risk.mean).collect());
     let paper: Vec<f64> = rows.iter().filter_map(|r| r.paper.map(|p| p[7])).collect();
@@ -229,7 +230,7 @@ fn p_risk_note(rows: &[crate::labs::TableRow]) -> impl IntoView {
     let theirs = (!paper.is_empty()).then(|| {
         let (plo, phi) = range(paper);
         view! { "; the paper's Table 5 rows: " {num(format!("{p}.paper.min"), Some(plo))} " to "
-            {num(format!("{p}.paper.max"), Some(phi))} }
+        {num(format!("{p}.paper.max"), Some(phi))} }
     });
     view! {
         <p class="detail">"Mean P_risk of these rows: " {num(format!("{p}.min"), Some(lo))} " to "
