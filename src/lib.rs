@@ -8,10 +8,10 @@
 /// The page's views (Leptos), browser only.
 #[cfg(target_arch = "wasm32")]
 pub mod app;
+pub mod calib_badges;
 pub mod engine;
 pub mod flips;
 pub mod flips_finding;
-pub mod calib_badges;
 pub mod labs;
 pub mod labs_repro;
 pub mod labs_tour;

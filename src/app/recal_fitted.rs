@@ -8,10 +8,10 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::recal::{export, f64_at, int_view, rs, Answer, Want};
+use super::recal_ledger;
 use super::recal_views::{diagrams, maps_view, timing_view};
 use super::store::Store;
 use super::widgets::{get_path, num_view};
-use super::recal_ledger;
 
 #[component]
 pub(super) fn Fitted(answer: Answer) -> impl IntoView {
@@ -96,7 +96,8 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
                 .collect()
         })
         .unwrap_or_default();
-    let tau_svg = (!curve.is_empty()).then(|| calibscope_charts::recal::tau_curve(&curve, tau, nll_t));
+    let tau_svg =
+        (!curve.is_empty()).then(|| calibscope_charts::recal::tau_curve(&curve, tau, nll_t));
     let warnings = get_path(&sec, "warnings")
         .and_then(Value::as_array)
         .map(|a| {

@@ -6,9 +6,9 @@ use crate::proto::Row;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::chart;
 use super::recal::{f64_at, Tables};
 use super::widgets::{get_path, num_view};
-use super::chart;
 
 /// The worker's time for the parts of the answer (`view.timing`).
 pub fn timing_view(prefix: &str, vd: &Value) -> AnyView {

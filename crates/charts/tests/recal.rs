@@ -35,7 +35,11 @@ fn the_tau_curve_marks_the_fitted_tau_and_tau_one() {
 
 #[test]
 fn the_tau_curve_survives_no_points_and_non_finite_values() {
-    for points in [vec![], vec![[1.0, f64::NAN]], vec![[0.5, f64::INFINITY], [2.0, 0.4]]] {
+    for points in [
+        vec![],
+        vec![[1.0, f64::NAN]],
+        vec![[0.5, f64::INFINITY], [2.0, 0.4]],
+    ] {
         let svg = tau_curve(&points, None, None);
         assert!(svg.starts_with("<svg"), "{points:?}");
         assert!(!svg.contains("NaN") && !svg.contains("inf"), "{points:?}");
@@ -88,7 +92,11 @@ fn snapshots() {
         .collect();
     insta::assert_snapshot!(
         "fitted_map",
-        fitted_map("probability", &[(0, map.clone())], &[[0.2, 0.1], [0.7, 0.5]])
+        fitted_map(
+            "probability",
+            &[(0, map.clone())],
+            &[[0.2, 0.1], [0.7, 0.5]]
+        )
     );
     let bins: Vec<Bin> = (0..5)
         .map(|i| {
