@@ -4,7 +4,6 @@
 use crate::numfmt::{data_value, display};
 use crate::{slider, text};
 use leptos::prelude::*;
-use serde_json::Value;
 
 use super::store::Store;
 
