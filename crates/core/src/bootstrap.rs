@@ -48,12 +48,18 @@ pub fn draw(seed: u64, r: u64, j: u64, n: usize) -> usize {
 /// `out[k] = floor(U(t0 + k) n)` (see [`draw`]).
 #[inline(always)]
 fn fill_rows_generic(seed: u64, t0: u64, n: usize, out: &mut [u32]) {
+    // floor(x) for 0 <= x < 2^32 without a saturating cast (which does not
+    // vectorise): x + 2^52 rounds x to the nearest integer in the low mantissa bits;
+    // one less when that rounded up.
+    const MAGIC: f64 = 4_503_599_627_370_496.0; // 2^52
     let nf = n as f64;
     let top = (n - 1) as u64;
     for (k, row) in out.iter_mut().enumerate() {
         let x = splitmix64_at(seed, t0.wrapping_add(k as u64));
-        let u = (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        *row = ((u * nf) as u64).min(top) as u32;
+        let v = (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64) * nf;
+        let nearest = (v + MAGIC).to_bits() - MAGIC.to_bits();
+        let floor = nearest - ((nearest as f64 > v) as u64);
+        *row = floor.min(top) as u32;
     }
 }
 
@@ -176,131 +182,218 @@ impl BootReading {
 #[derive(Clone, Copy, Debug)]
 pub struct Resampled<'a> {
     reading: &'a BootReading,
-    counts: &'a [u32],
+    counts: Counts<'a>,
+}
+
+/// Counts per sorted position: one byte each (the bootstrap's layout, a fifth of the
+/// memory traffic of `u32`) or `u32` (a row drawn more than 255 times).
+#[derive(Clone, Copy, Debug)]
+enum Counts<'a> {
+    Narrow(&'a [u8]),
+    Wide(&'a [u32]),
+}
+
+/// Runs `$body` with `$c` bound to the counts slice, whatever its width.
+macro_rules! with_counts {
+    ($counts:expr, $c:ident => $body:expr) => {
+        match $counts {
+            Counts::Narrow($c) => $body,
+            Counts::Wide($c) => $body,
+        }
+    };
 }
 
 impl<'a> Resampled<'a> {
     /// A replicate given its counts per sorted position (they must sum to `n`).
     pub fn new(reading: &'a BootReading, counts: &'a [u32]) -> Self {
         assert_eq!(reading.len(), counts.len());
-        Resampled { reading, counts }
+        Resampled {
+            reading,
+            counts: Counts::Wide(counts),
+        }
+    }
+
+    fn narrow(reading: &'a BootReading, counts: &'a [u8]) -> Self {
+        Resampled {
+            reading,
+            counts: Counts::Narrow(counts),
+        }
+    }
+
+    /// Number of rows of the resample (`n`).
+    pub fn len(&self) -> usize {
+        with_counts!(self.counts, c => c.iter().map(|&x| u64::from(x)).sum::<u64>() as usize)
+    }
+
+    /// True when the resample has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// `d = mean(u) - mean(o)` over the resample ("confidence minus accuracy" on the
     /// confidence reading); `None` when empty.
     pub fn mean_gap(&self) -> Option<f64> {
-        let mut s = [0.0f64; 4];
-        let mut n = 0u64;
-        let (counts, residual) = (self.counts, &self.reading.residual);
-        let split = counts.len() / 4 * 4;
-        for (c, r) in counts[..split]
-            .chunks_exact(4)
-            .zip(residual[..split].chunks_exact(4))
-        {
-            for k in 0..4 {
-                s[k] += c[k] as f64 * r[k];
-            }
-            n += (c[0] + c[1] + c[2] + c[3]) as u64;
-        }
-        for (&c, &r) in counts[split..].iter().zip(&residual[split..]) {
-            s[0] += c as f64 * r;
-            n += c as u64;
-        }
-        (n > 0).then(|| ((s[0] + s[1]) + (s[2] + s[3])) / n as f64)
+        with_counts!(self.counts, c => mean_gap_of(c, &self.reading.residual))
     }
 
     /// Calls `visit` with every non-empty bin of `binning` with `m` bins of the
     /// resample (see the module docs); `start`/`end` are resample positions.
     pub fn for_each_bin(&self, binning: Binning, m: usize, mut visit: impl FnMut(Bin)) {
-        let r = self.reading;
-        if m == 0 || r.is_empty() {
-            return;
-        }
-        match binning {
-            Binning::Width => {
-                let mut pos = 0usize;
-                r.sorted.for_each_bin(Binning::Width, m, |b| {
-                    let (mut count, mut sum, mut succ) = (0u64, 0.0, 0u64);
-                    for p in b.start..b.end {
-                        let c = self.counts[p];
-                        count += c as u64;
-                        sum += c as f64 * r.forecast[p];
-                        succ += if r.outcome[p] { c as u64 } else { 0 };
-                    }
-                    if count > 0 {
-                        visit(Bin {
-                            index: b.index,
-                            start: pos,
-                            end: pos + count as usize,
-                            sum_forecast: sum,
-                            successes: succ,
-                        });
-                    }
-                    pos += count as usize;
-                });
-            }
-            Binning::Mass => {
-                let counts = self.counts;
-                let n: usize = counts.iter().map(|&c| c as usize).sum();
-                let len = counts.len();
-                // p: the current sorted position; rem: its copies not yet placed
-                let (mut p, mut rem) = (0usize, counts[0] as usize);
-                let mut start = 0usize;
-                for b in 0..m {
-                    let end = mass_bin_start(b + 1, n, m);
-                    if end == start {
-                        continue;
-                    }
-                    let (mut sum, mut succ, mut pos) = (0.0, 0u64, start);
-                    // the copies of p left over from the previous bin
-                    let take = rem.min(end - pos);
-                    sum += take as f64 * r.forecast[p];
-                    succ += if r.outcome[p] { take as u64 } else { 0 };
-                    pos += take;
-                    rem -= take;
-                    if rem == 0 {
-                        // whole positions while they fit
-                        p += 1;
-                        while p < len {
-                            let c = counts[p] as usize;
-                            if pos + c > end {
-                                break;
-                            }
-                            sum += c as f64 * r.forecast[p];
-                            succ += if r.outcome[p] { c as u64 } else { 0 };
-                            pos += c;
-                            p += 1;
-                        }
-                        if p < len {
-                            // the position straddling the edge: its first copies
-                            let take = end - pos;
-                            sum += take as f64 * r.forecast[p];
-                            succ += if r.outcome[p] { take as u64 } else { 0 };
-                            rem = counts[p] as usize - take;
-                            if rem == 0 {
-                                p += 1;
-                                rem = if p < len { counts[p] as usize } else { 0 };
-                            }
-                        }
-                    }
-                    visit(Bin {
-                        index: b,
-                        start,
-                        end,
-                        sum_forecast: sum,
-                        successes: succ,
-                    });
-                    start = end;
-                }
-            }
-        }
+        with_counts!(self.counts, c => bins_of(self.reading, c, binning, m, &mut visit))
     }
 
     /// The ECE family of [`BinnedMetrics`] on the resample.
     pub fn binned(&self, binning: Binning, m: usize) -> BinnedMetrics {
         let mut acc = BinnedAccumulator::default();
         self.for_each_bin(binning, m, |b| acc.add(&b));
-        acc.finish(self.counts.iter().map(|&c| c as usize).sum())
+        acc.finish(self.len())
+    }
+}
+
+/// `sum c_p r_p / sum c_p` with four accumulators.
+fn mean_gap_of<C: Copy + Into<u64>>(counts: &[C], residual: &[f64]) -> Option<f64> {
+    let mut s = [0.0f64; 4];
+    let mut n = 0u64;
+    let split = counts.len() / 4 * 4;
+    for (c, r) in counts[..split]
+        .chunks_exact(4)
+        .zip(residual[..split].chunks_exact(4))
+    {
+        for k in 0..4 {
+            let ck: u64 = c[k].into();
+            s[k] += ck as f64 * r[k];
+            n += ck;
+        }
+    }
+    for (&c, &r) in counts[split..].iter().zip(&residual[split..]) {
+        let c: u64 = c.into();
+        s[0] += c as f64 * r;
+        n += c;
+    }
+    (n > 0).then(|| ((s[0] + s[1]) + (s[2] + s[3])) / n as f64)
+}
+
+/// `(sum c_p, sum c_p u_p, sum c_p o_p)` over sorted positions `lo..hi`, with four
+/// partial sums (the additions of one chain would bound the loop by their latency).
+fn range_sums<C: Copy + Into<u64>>(
+    r: &BootReading,
+    counts: &[C],
+    lo: usize,
+    hi: usize,
+) -> (u64, f64, u64) {
+    let (c, u, o) = (&counts[lo..hi], &r.forecast[lo..hi], &r.outcome[lo..hi]);
+    let mut sum = [0.0f64; 4];
+    let (mut count, mut succ) = (0u64, 0u64);
+    let split = c.len() / 4 * 4;
+    for ((c4, u4), o4) in c[..split]
+        .chunks_exact(4)
+        .zip(u[..split].chunks_exact(4))
+        .zip(o[..split].chunks_exact(4))
+    {
+        for k in 0..4 {
+            let ck: u64 = c4[k].into();
+            count += ck;
+            sum[k] += ck as f64 * u4[k];
+            succ += ck * o4[k] as u64;
+        }
+    }
+    for ((&ck, &uk), &ok) in c[split..].iter().zip(&u[split..]).zip(&o[split..]) {
+        let ck: u64 = ck.into();
+        count += ck;
+        sum[0] += ck as f64 * uk;
+        succ += ck * ok as u64;
+    }
+    (count, (sum[0] + sum[1]) + (sum[2] + sum[3]), succ)
+}
+
+/// [`Resampled::for_each_bin`] over counts of either width.
+fn bins_of<C: Copy + Into<u64>>(
+    reading: &BootReading,
+    counts: &[C],
+    binning: Binning,
+    m: usize,
+    visit: &mut dyn FnMut(Bin),
+) {
+    let r = reading;
+    if m == 0 || r.is_empty() {
+        return;
+    }
+    match binning {
+        Binning::Width => {
+            let mut pos = 0usize;
+            r.sorted.for_each_bin(Binning::Width, m, |b| {
+                let (count, sum, succ) = range_sums(r, counts, b.start, b.end);
+                if count > 0 {
+                    visit(Bin {
+                        index: b.index,
+                        start: pos,
+                        end: pos + count as usize,
+                        sum_forecast: sum,
+                        successes: succ,
+                    });
+                }
+                pos += count as usize;
+            });
+        }
+        Binning::Mass => {
+            let n: usize = counts.iter().map(|&c| c.into()).sum::<u64>() as usize;
+            let len = counts.len();
+            // p: the current sorted position; rem: its copies not yet placed
+            let (mut p, mut rem) = (0usize, Into::<u64>::into(counts[0]) as usize);
+            let mut start = 0usize;
+            for b in 0..m {
+                let end = mass_bin_start(b + 1, n, m);
+                if end == start {
+                    continue;
+                }
+                let (mut sum, mut succ, mut pos) = (0.0, 0u64, start);
+                // the copies of p left over from the previous bin
+                let take = rem.min(end - pos);
+                sum += take as f64 * r.forecast[p];
+                succ += if r.outcome[p] { take as u64 } else { 0 };
+                pos += take;
+                rem -= take;
+                if rem == 0 {
+                    // whole positions while they fit
+                    p += 1;
+                    let first = p;
+                    while p < len {
+                        let c = Into::<u64>::into(counts[p]) as usize;
+                        if pos + c > end {
+                            break;
+                        }
+                        pos += c;
+                        p += 1;
+                    }
+                    let (_, s, k) = range_sums(r, counts, first, p);
+                    sum += s;
+                    succ += k;
+                    if p < len {
+                        // the position straddling the edge: its first copies
+                        let take = end - pos;
+                        sum += take as f64 * r.forecast[p];
+                        succ += if r.outcome[p] { take as u64 } else { 0 };
+                        rem = Into::<u64>::into(counts[p]) as usize - take;
+                        if rem == 0 {
+                            p += 1;
+                            rem = if p < len {
+                                Into::<u64>::into(counts[p]) as usize
+                            } else {
+                                0
+                            };
+                        }
+                    }
+                }
+                visit(Bin {
+                    index: b,
+                    start,
+                    end,
+                    sum_forecast: sum,
+                    successes: succ,
+                });
+                start = end;
+            }
+        }
     }
 }
 
@@ -336,7 +429,9 @@ struct Counter {
     per_row: Vec<u8>,
     overflow: Vec<u32>,
     rows: Vec<u32>,
-    sorted: Vec<Vec<u32>>,
+    sorted: Vec<Vec<u8>>,
+    /// The `u32` layout, used only for a replicate with a row drawn > 255 times.
+    wide: Vec<Vec<u32>>,
 }
 
 impl Counter {
@@ -346,6 +441,7 @@ impl Counter {
             overflow: Vec::new(),
             rows: vec![0; 4096.min(n)],
             sorted: (0..readings).map(|_| vec![0; n]).collect(),
+            wide: Vec::new(),
         }
     }
 
@@ -369,15 +465,39 @@ impl Counter {
         }
         for (reading, sorted) in readings.iter().zip(self.sorted.iter_mut()) {
             for (s, &row) in sorted.iter_mut().zip(&reading.order) {
-                *s = self.per_row[row as usize] as u32;
+                *s = self.per_row[row as usize];
             }
-            for &row in &self.overflow {
-                let p = reading.order.iter().position(|&i| i == row).expect("a row");
-                sorted[p] += 256;
+        }
+        self.wide.clear();
+        if !self.overflow.is_empty() {
+            for (reading, sorted) in readings.iter().zip(&self.sorted) {
+                let mut wide: Vec<u32> = sorted.iter().map(|&c| c as u32).collect();
+                for &row in &self.overflow {
+                    let p = reading.order.iter().position(|&i| i == row).expect("a row");
+                    wide[p] += 256;
+                }
+                self.wide.push(wide);
             }
         }
         self.per_row.iter_mut().for_each(|c| *c = 0);
         self.overflow.clear();
+    }
+
+    /// The replicate just counted, one [`Resampled`] per reading.
+    fn samples<'a>(&'a self, readings: &[&'a BootReading]) -> Vec<Resampled<'a>> {
+        if self.wide.is_empty() {
+            readings
+                .iter()
+                .zip(&self.sorted)
+                .map(|(reading, c)| Resampled::narrow(reading, c))
+                .collect()
+        } else {
+            readings
+                .iter()
+                .zip(&self.wide)
+                .map(|(reading, c)| Resampled::new(reading, c))
+                .collect()
+        }
     }
 }
 
@@ -407,11 +527,7 @@ where
         range
             .map(|r| {
                 counter.count(readings, settings.seed, r);
-                let samples: Vec<Resampled<'_>> = readings
-                    .iter()
-                    .zip(&counter.sorted)
-                    .map(|(reading, c)| Resampled::new(reading, c))
-                    .collect();
+                let samples = counter.samples(readings);
                 evaluate(r, &samples)
             })
             .collect()
@@ -499,4 +615,27 @@ pub fn bootstrap_metrics(
             .map(|k| per_replicate.iter().map(|v| v[k]).collect())
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_draws_equal_single_draws() {
+        for n in [1usize, 2, 3, 10, 1000, 1_000_003, (1 << 31) + 7] {
+            for seed in [0u64, 9, u64::MAX] {
+                let mut out = vec![0u32; 777];
+                let t0 = 5 * n as u64 + 11;
+                fill_rows(seed, t0, n, &mut out);
+                let mut generic = vec![0u32; 777];
+                fill_rows_generic(seed, t0, n, &mut generic);
+                assert_eq!(out, generic);
+                for (k, &row) in out.iter().enumerate() {
+                    let j = 11 + k as u64;
+                    assert_eq!(row as usize, draw(seed, 5, j, n), "n {n} seed {seed} k {k}");
+                }
+            }
+        }
+    }
 }

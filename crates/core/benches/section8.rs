@@ -1,0 +1,86 @@
+//! METRICS.md §8 at scale: smECE (relplot's bandwidth search) on 1M forecasts, and
+//! the seeded paired bootstrap (B = 1000) of `d = mean(u) - mean(o)` and ECE_15
+//! (equal-width and equal-mass) on 1M binary rows, on 2 threads.
+//!
+//! `cargo bench -p calibscope-core --bench section8`
+
+use calibscope_core::binning::Binning;
+use calibscope_core::bootstrap::{bootstrap_metrics, BootMetric, BootReading, BootstrapSettings};
+use calibscope_core::calibration_tests::cumulative_test;
+use calibscope_core::smece::smece;
+use calibscope_core::synth::{generate, Distribution, Mode};
+use divan::{black_box, Bencher};
+
+fn main() {
+    divan::main();
+}
+
+/// 1M confidence pairs (Skew High confidences, overconfident by `1 - sqrt(1 - c)`).
+fn data(n: usize) -> (Vec<f64>, Vec<bool>) {
+    let s = generate(Distribution::SkewHigh, Mode::OverconfSqrt, n, 1);
+    let o = s
+        .predicted
+        .iter()
+        .zip(&s.labels)
+        .map(|(a, b)| a == b)
+        .collect();
+    (s.confidence, o)
+}
+
+#[divan::bench(sample_count = 10)]
+fn smece_1m(bencher: Bencher) {
+    let (u, o) = data(1_000_000);
+    bencher.bench(|| smece(black_box(&u), black_box(&o)).unwrap().smece);
+}
+
+/// smECE of 1M calibrated pairs: a small sigma*, so the search visits several grid
+/// sizes (each spreads the 1M forecasts again).
+#[divan::bench(sample_count = 10)]
+fn smece_1m_calibrated(bencher: Bencher) {
+    let s = generate(Distribution::Uniform, Mode::Perfect, 1_000_000, 2);
+    let o: Vec<bool> = s
+        .predicted
+        .iter()
+        .zip(&s.labels)
+        .map(|(a, b)| a == b)
+        .collect();
+    bencher.bench(|| {
+        smece(black_box(&s.confidence), black_box(&o))
+            .unwrap()
+            .sigma
+    });
+}
+
+#[divan::bench(sample_count = 10)]
+fn boot_reading_index_1m(bencher: Bencher) {
+    let (u, o) = data(1_000_000);
+    bencher.bench(|| BootReading::new(black_box(&u), black_box(&o)).len());
+}
+
+#[divan::bench(sample_count = 10)]
+fn cumulative_test_1m(bencher: Bencher) {
+    let (u, o) = data(1_000_000);
+    let reading = BootReading::new(&u, &o);
+    bencher.bench(|| cumulative_test(black_box(reading.sorted())).unwrap().p_ks);
+}
+
+/// B = 1000 replicates of d, ECE_15 width and ECE_15 mass, 2 threads.
+#[divan::bench(sample_count = 3)]
+fn bootstrap_1000_d_ece15_1m_2threads(bencher: Bencher) {
+    let (u, o) = data(1_000_000);
+    let reading = BootReading::new(&u, &o);
+    let metrics = [
+        BootMetric::MeanGap,
+        BootMetric::Ece(Binning::Width, 15),
+        BootMetric::Ece(Binning::Mass, 15),
+    ];
+    let settings = BootstrapSettings {
+        threads: 2,
+        ..BootstrapSettings::default()
+    };
+    bencher.bench(|| {
+        bootstrap_metrics(&reading, &metrics, &settings)
+            .unwrap()
+            .len()
+    });
+}
