@@ -64,9 +64,9 @@ fn cumulative_test_1m(bencher: Bencher) {
     bencher.bench(|| cumulative_test(black_box(reading.sorted())).unwrap().p_ks);
 }
 
-/// B = 1000 replicates of d, ECE_15 width and ECE_15 mass, 2 threads.
-#[divan::bench(sample_count = 3)]
-fn bootstrap_1000_d_ece15_1m_2threads(bencher: Bencher) {
+/// B = 1000 replicates of d, ECE_15 width and ECE_15 mass, on 1 or 2 threads.
+#[divan::bench(sample_count = 3, args = [1, 2])]
+fn bootstrap_1000_d_ece15_1m(bencher: Bencher, threads: usize) {
     let (u, o) = data(1_000_000);
     let reading = BootReading::new(&u, &o);
     let metrics = [
@@ -75,7 +75,7 @@ fn bootstrap_1000_d_ece15_1m_2threads(bencher: Bencher) {
         BootMetric::Ece(Binning::Mass, 15),
     ];
     let settings = BootstrapSettings {
-        threads: 2,
+        threads,
         ..BootstrapSettings::default()
     };
     bencher.bench(|| {
