@@ -120,7 +120,14 @@ pub fn Overview() -> impl IntoView {
                                     calib_badges::calibration(v, ece).map(|c| {
                                         let (class, label) = calib_badges::calibration_badge(c);
                                         let text = label.clone();
-                                        view! { <span class=class data-badge=label>{text}</span> }.into_any()
+                                        // the badge's points, at full precision
+                                        let points = match c {
+                                            calib_badges::Calibration::Under(d) | calib_badges::Calibration::Over(d) => Some(d * 100.0),
+                                            _ => None,
+                                        };
+                                        let metric = points.map(|_| format!("{prefix}derived.conf_minus_acc_points"));
+                                        let value = points.map(|p| crate::numfmt::data_value(Some(p)));
+                                        view! { <span class=class data-badge=label data-metric=metric data-value=value>{text}</span> }.into_any()
                                     })
                                 }
                                 _ => None,

@@ -56,6 +56,10 @@ async function checkOverview(page) {
     assert.match(risk.text, /^overconfidence risk: (low|moderate|high) \(P_risk/, `${name}: ${risk.text}`);
     assert.doesNotMatch(risk.cls, /\bok\b/, `${name}: the risk badge is not green`);
     // the calibration badge follows its stated rule on the numbers shown
+    if (Math.abs(gap) >= 0.02) {
+      const points = Number(await valueOf(page, `${p}.derived.conf_minus_acc_points`));
+      assert.ok(Math.abs(points - Math.abs(gap) * 100) < 1e-9, `${name}: the badge's points ${points}`);
+    }
     if (gap <= -0.02) assert.equal(cal.text, `underconfident by ${Math.round(-gap * 100)} points`);
     else if (gap >= 0.02) assert.equal(cal.text, `overconfident by ${Math.round(gap * 100)} points`);
     else if (ece < 0.05) assert.equal(cal.text, 'close to calibrated');

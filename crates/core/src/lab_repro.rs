@@ -404,7 +404,10 @@ pub struct Reproduced {
     pub law: Option<Law>,
 }
 
-/// Judges one column of `runs` against the paper's value `paper` (see [`Check`]).
+/// Judges one column's per-run `values` against the paper's value `paper` (see
+/// [`Check`]). `values` holds at least one value for every row of the paper's tables
+/// (only gain can be undefined in a run, when every prediction is right); an empty
+/// column would give NaN.
 pub fn check_column(column: usize, values: &[f64], paper: f64) -> Check {
     let r = values.len().max(1) as f64;
     let inv = 1.0 / r + 1.0 / PAPER_REPS as f64;
