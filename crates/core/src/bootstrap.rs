@@ -384,6 +384,34 @@ pub fn percentile_interval(values: &[Option<f64>], alpha: f64) -> Interval {
     }
 }
 
+/// For a ranking of paired models: the share of replicates in which models `a` and
+/// `b` keep the order of their point estimates (`a < b` on the data: the share of
+/// replicates with `a_r < b_r`; `a > b`: with `a_r > b_r`), over the replicates where
+/// both are defined. `None` (undefined) when the point estimates tie or are
+/// undefined, or no replicate defines both. Panics when the replicate lists differ in
+/// length.
+pub fn pair_order_share(
+    point: (Option<f64>, Option<f64>),
+    a: &[Option<f64>],
+    b: &[Option<f64>],
+) -> Option<f64> {
+    assert_eq!(a.len(), b.len(), "paired replicates");
+    let (pa, pb) = (point.0?, point.1?);
+    let below = match pa.partial_cmp(&pb)? {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => return None,
+    };
+    let (mut kept, mut both) = (0usize, 0usize);
+    for (x, y) in a.iter().zip(b) {
+        if let (Some(x), Some(y)) = (x, y) {
+            both += 1;
+            kept += if below { x < y } else { x > y } as usize;
+        }
+    }
+    (both > 0).then(|| kept as f64 / both as f64)
+}
+
 /// Bootstraps `metrics` on one reading: per metric, its replicate values in
 /// replicate order. `None` when the reading is empty.
 pub fn bootstrap_metrics(
@@ -407,6 +435,21 @@ pub fn bootstrap_metrics(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn order_shares() {
+        let a = [Some(1.0), Some(2.0), None, Some(3.0), Some(0.5)];
+        let b = [Some(2.0), Some(1.0), Some(1.0), Some(3.0), Some(0.7)];
+        // a < b on the data: kept in replicates 0 and 4 of the 4 defined ones
+        assert_eq!(pair_order_share((Some(0.9), Some(1.1)), &a, &b), Some(0.5));
+        assert_eq!(pair_order_share((Some(1.1), Some(0.9)), &a, &b), Some(0.25));
+        assert_eq!(pair_order_share((Some(1.0), Some(1.0)), &a, &b), None);
+        assert_eq!(pair_order_share((None, Some(1.0)), &a, &b), None);
+        assert_eq!(
+            pair_order_share((Some(0.0), Some(1.0)), &[None], &[Some(1.0)]),
+            None
+        );
+    }
 
     #[test]
     fn block_draws_equal_single_draws() {
