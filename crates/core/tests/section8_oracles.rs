@@ -203,6 +203,66 @@ fn direct_splitmix_equals_the_sequential_generator() {
     assert_eq!(draw(7, 3, 4, 10), (g.next_f64() * 10.0).floor() as usize);
 }
 
+/// As the proptest above on n = 1,000 (many 64-row blocks of the equal-mass walk),
+/// with ties, and bin counts up to 2n.
+#[test]
+fn bootstrap_counts_equal_materialised_rows_on_longer_readings() {
+    let s = generate(Distribution::Bimodal, Mode::OverconfSqrt, 1000, 4);
+    let u: Vec<f64> = s
+        .confidence
+        .iter()
+        .map(|&c| (c * 50.0).round() / 50.0)
+        .collect();
+    let o: Vec<bool> = s
+        .predicted
+        .iter()
+        .zip(&s.labels)
+        .map(|(a, b)| a == b)
+        .collect();
+    let reading = BootReading::new(&u, &o);
+    let ms = [1usize, 7, 15, 64, 100, 999, 1000, 2000];
+    let mut metrics = vec![BootMetric::MeanGap];
+    for &m in &ms {
+        metrics.push(BootMetric::Ece(Binning::Width, m));
+        metrics.push(BootMetric::Ece(Binning::Mass, m));
+    }
+    let settings = BootstrapSettings {
+        replicates: 4,
+        seed: 77,
+        alpha: 0.05,
+        threads: 2,
+    };
+    let got = bootstrap_metrics(&reading, &metrics, &settings).unwrap();
+    let n = u.len();
+    let mut rng = SplitMix64::new(77);
+    for r in 0..4 {
+        let mut rows: Vec<usize> = (0..n)
+            .map(|_| (rng.next_f64() * n as f64).floor() as usize)
+            .collect();
+        rows.sort_unstable();
+        let ru: Vec<f64> = rows.iter().map(|&i| u[i]).collect();
+        let ro: Vec<bool> = rows.iter().map(|&i| o[i]).collect();
+        let sorted = SortedReading::from_parts(&ru, &ro);
+        for (k, metric) in metrics.iter().enumerate() {
+            let want = match *metric {
+                BootMetric::MeanGap => {
+                    ru.iter()
+                        .zip(&ro)
+                        .map(|(&x, &y)| x - y as u8 as f64)
+                        .sum::<f64>()
+                        / n as f64
+                }
+                BootMetric::Ece(b, m) => sorted.metrics(b, m).ece.unwrap(),
+            };
+            let g = got[k][r].unwrap();
+            assert!(
+                (g - want).abs() < 1e-12,
+                "replicate {r} {metric:?}: {g} vs {want}"
+            );
+        }
+    }
+}
+
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let s = generate(Distribution::Uniform, Mode::OverconfHalf, 3000, 5);

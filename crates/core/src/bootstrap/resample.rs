@@ -163,53 +163,55 @@ fn bins_of<C: Copy + Into<u64>>(
             });
         }
         Binning::Mass => {
-            let n: usize = counts.iter().map(|&c| c.into()).sum::<u64>() as usize;
             let len = counts.len();
-            // p: the current sorted position; rem: its copies not yet placed
-            let (mut p, mut rem) = (0usize, Into::<u64>::into(counts[0]) as usize);
+            let count = |p: usize| -> usize { Into::<u64>::into(counts[p]) as usize };
+            // cumulative counts at every BLOCK-th position, so the position holding a
+            // resample index is found by a binary search and a short scan
+            const BLOCK: usize = 64;
+            let mut blocks = Vec::with_capacity(len / BLOCK + 2);
+            let mut total = 0usize;
+            blocks.push(0usize);
+            for chunk in counts.chunks(BLOCK) {
+                total += chunk.iter().map(|&c| Into::<u64>::into(c)).sum::<u64>() as usize;
+                blocks.push(total);
+            }
+            let n = total;
+            // (q, C(q)): the position q holding resample index e (C(q) <= e < C(q+1)),
+            // or (len, n) for e = n
+            let locate = |e: usize| -> (usize, usize) {
+                let k = blocks.partition_point(|&c| c <= e) - 1;
+                let (mut q, mut before) = ((k * BLOCK).min(len), blocks[k]);
+                while q < len && before + count(q) <= e {
+                    before += count(q);
+                    q += 1;
+                }
+                (q, before)
+            };
             let mut start = 0usize;
+            let (mut qs, mut cs) = locate(0);
             for b in 0..m {
                 let end = mass_bin_start(b + 1, n, m);
                 if end == start {
                     continue;
                 }
-                let (mut sum, mut succ, mut pos) = (0.0, 0u64, start);
-                // the copies of p left over from the previous bin
-                let take = rem.min(end - pos);
-                sum += take as f64 * r.forecast[p];
-                succ += if r.outcome[p] { take as u64 } else { 0 };
-                pos += take;
-                rem -= take;
-                if rem == 0 {
-                    // whole positions while they fit
-                    p += 1;
-                    let first = p;
-                    while p < len {
-                        let c = Into::<u64>::into(counts[p]) as usize;
-                        if pos + c > end {
-                            break;
-                        }
-                        pos += c;
-                        p += 1;
+                let (qe, ce) = locate(end);
+                let (mut sum, mut succ) = (0.0, 0u64);
+                let mut add = |q: usize, copies: usize| {
+                    sum += copies as f64 * r.forecast[q];
+                    succ += if r.outcome[q] { copies as u64 } else { 0 };
+                };
+                if qs == qe {
+                    add(qs, end - start);
+                } else {
+                    // the copies of qs from `start`, whole positions, the copies of qe
+                    // before `end`
+                    add(qs, cs + count(qs) - start);
+                    if qe < len {
+                        add(qe, end - ce);
                     }
-                    let (_, s, k) = range_sums(r, counts, first, p);
+                    let (_, s, k) = range_sums(r, counts, qs + 1, qe);
                     sum += s;
                     succ += k;
-                    if p < len {
-                        // the position straddling the edge: its first copies
-                        let take = end - pos;
-                        sum += take as f64 * r.forecast[p];
-                        succ += if r.outcome[p] { take as u64 } else { 0 };
-                        rem = Into::<u64>::into(counts[p]) as usize - take;
-                        if rem == 0 {
-                            p += 1;
-                            rem = if p < len {
-                                Into::<u64>::into(counts[p]) as usize
-                            } else {
-                                0
-                            };
-                        }
-                    }
                 }
                 visit(Bin {
                     index: b,
@@ -219,6 +221,7 @@ fn bins_of<C: Copy + Into<u64>>(
                     successes: succ,
                 });
                 start = end;
+                (qs, cs) = (qe, ce);
             }
         }
     }
