@@ -4,6 +4,7 @@ pub mod inline;
 use std::path::PathBuf;
 
 /// `shared/` (fixtures): `$CALIBSCOPE_SHARED`, else the repository root's sibling.
+#[allow(unused_imports)] // not every test binary that includes this module uses both
 pub use calibscope_test_support::{fixtures, shared};
 
 /// Every `*.expected.json` under the four data directories, sorted.
