@@ -4,10 +4,10 @@
 //! beside the message's JSON ([`crate::proto::FromWorker::to_wire`]).
 //!
 //! At m = 2000 the rows were ~360 KB of JSON whose ~12,000 decimals the page parsed
-//! back on every slider step (a few milliseconds of wasm, BENCHMARKS.md, issue 9,
-//! Session 4); then ~210 KB of base64 in the JSON, encoded, converted between UTF-8
+//! back on every slider step (a few milliseconds of wasm, BENCHMARKS.md, "The app in
+//! Chromium"); then ~210 KB of base64 in the JSON, encoded, converted between UTF-8
 //! and UTF-16 on both sides and decoded; as bytes they are ~140 KB, copied, and every
-//! value arrives bit for bit (session 9: the `End` step to m = 2000 on 1M rows went
+//! value arrives bit for bit (measured: the `End` step to m = 2000 on 1M rows went
 //! from 18–33 to 14–18 ms, key press to table in the page).
 
 use crate::proto::Row;

@@ -33,7 +33,7 @@ pub const OUT_OF_MEMORY: &str = r#"{"panic":{"message":"out of memory: the worke
 /// a click until the frame that follows it is drawn (its `DeferRendererTasksAfterInput`
 /// scheduling), so an answer that was ready within ~2 ms reached the page ~12–15 ms
 /// later and showed a frame later still; a `BroadcastChannel`'s messages are not held
-/// (measured on Chromium 156, BENCHMARKS.md, issue 9, session 9). Answers on it keep
+/// (measured on Chromium 156, BENCHMARKS.md). Answers on it keep
 /// their order; the page listens on both, and a worker without the channel posts.
 pub const ANSWER_CHANNEL_PREFIX: &str = "calibscope-answers-";
 

@@ -4,7 +4,7 @@
 //! `innerHTML`, parsed by the browser at once) rather than as a few hundred reactive
 //! nodes built one call at a time: at m = 2000 a slider step rebuilds every row in
 //! view, and building them node by node cost several milliseconds of the step
-//! (BENCHMARKS.md, issue 9, Session 4). Every number carries `data-metric` (its path
+//! (BENCHMARKS.md). Every number carries `data-metric` (its path
 //! in the audit JSON) and `data-value` (full precision), as `widgets::num_view` writes.
 
 use crate::numfmt::{count, data_value, display};

@@ -10,7 +10,7 @@ pub const ROW_PX: usize = 33;
 /// Rows in the page at once: a box of 32rem shows 15 below its header (16 when
 /// scrolled to part of a row); the rest is overscan below, so a scroll of a few rows keeps the same window.
 /// Each row in the page costs a slider step ~0.1 ms of layout alone at m = 2000
-/// (BENCHMARKS.md, issue 9, Session 4): 20 rather than 48.
+/// (BENCHMARKS.md): 20 rather than 48.
 pub const WINDOW_ROWS: usize = 20;
 
 /// Rows a window moves by: windows start at multiples of this.

@@ -1,4 +1,4 @@
-//! The ranking-flips view (issue 5, METRICS.md §4.1): a metric against the bin
+//! The ranking-flips view (METRICS.md §4.1): a metric against the bin
 //! count for every model, the ranking at the slider's bin count against a pinned
 //! reference with its flips, the Spearman matrices of every metric over a set of
 //! bin counts, and why binned ECE flips while the truthful errors do not. The

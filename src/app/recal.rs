@@ -1,4 +1,4 @@
-//! The Recalibrate view (issue 6): split controls, the temperature fit (trace,
+//! The Recalibrate view: split controls, the temperature fit (trace,
 //! verdict, τ curve), BEFORE/AFTER reliability diagrams on the evaluation split, the
 //! ledger, the invariance checks, risk warnings, the fitted maps and the downloads.
 //! Everything is computed in the worker (`engine::recal`); this module asks, keeps
@@ -354,7 +354,7 @@ pub fn Recalibrate() -> impl IntoView {
                 data-answer-ms=move || r.answer_ms.get().map(|v| format!("{v:.1}")).unwrap_or_default()
                 data-first-ms=move || r.first_ms.get().map(|v| format!("{v:.1}")).unwrap_or_default()>
                 <h2 id="recal-title">"Recalibrate"</h2>
-                <p class="sub">"Fit on the calibration split, measure on the evaluation split (METRICS.md §6). Temperature scaling divides every logit by one τ; Platt fits σ(a·s + b); isotonic fits a non-decreasing step map."</p>
+                <p class="sub">"Fit on the calibration split, measure on the evaluation split, so that no number is judged on the rows it was fitted to. Temperature scaling divides every logit by one τ; Platt fits σ(a·s + b); isotonic fits a non-decreasing step map."</p>
                 <SplitControls/>
                 {move || r.error.get().map(|e| view! { <p class="notice error" role="alert" id="recal-error">{e}</p> })}
                 {move || r.fitting.get().then(|| view! { <p class="sub" role="status" id="recal-fitting">{if r.answer.with(|a| a.is_some()) { "Fitting Platt and isotonic…" } else { "Fitting…" }}</p> })}
@@ -396,7 +396,7 @@ fn SplitControls() -> impl IntoView {
                         }
                     }/>
             </label>
-            <span class="sub">"Stratified by class: SplitMix64 Fisher–Yates per class; the first ⌊n_class · f⌋ of each shuffled class calibrate."</span>
+            <span class="sub">"Stratified by class: each class's rows are shuffled with the seed, and the first ⌊n_class · f⌋ of each class calibrate. The same seed always gives the same split, here, in the command line tool and in shared links."</span>
         </div>
     }
 }

@@ -410,7 +410,7 @@ pub fn invariants(prefix: &str, section: &Value, view_data: &Value, binary: bool
     };
     view! {
         <div class="checks" id="recal-invariants">
-            <h4>"Must hold (temperature scaling, METRICS.md §6)"</h4>
+            <h4>"Must hold (temperature scaling)"</h4>
             <ul class="badges">{must}</ul>
             {score_auc}
             <h4>"Claimed by the seed chapter, but the data may contradict it"</h4>
@@ -514,7 +514,7 @@ pub fn risk_warnings(prefix: &str, section: &Value) -> AnyView {
         <div class="risk-warning" role="alert" id="recal-risk">
             <p><strong>"Risk: likely overconfident on wrong answers."</strong></p>
             <ul>{items}</ul>
-            <p>"Source 002: isotonic calibration, while effective at reducing ECE, can concentrate high confidence on incorrect predictions — top and bottom isotonic plateaus that contain only positives or only negatives of the calibration split are assigned exactly 1 or 0, so a wrong answer can be announced with confidence 1 and CSR = (1/n) Σ_wrong 1/(1 − c) explodes (11 of 15 datasets became risky, several with CSR > 10^5). A temperature at the bracket end (τ = 0.05) does the same by saturating σ(s/τ)."</p>
+            <p>"The paper “Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics” (2026) reports that isotonic calibration, while it reduces ECE, can put high confidence on wrong predictions: 11 of its 15 data sets became risky after it, several with CSR > 10^5. Why: a top or bottom isotonic plateau that holds only positives or only negatives of the calibration split is assigned exactly 1 or 0, so a wrong answer can be given with confidence 1, and CSR = (1/n) Σ_wrong 1/(1 − c) explodes. A temperature at the end of its search range (τ = 0.05) does the same by saturating σ(s/τ)."</p>
         </div>
     }
     .into_any()

@@ -27,7 +27,8 @@ const PROFILE: &str = "wasm-release";
 /// The module's name in `dist/`: `app.js` and `app_bg.wasm`.
 const MODULE: &str = "app";
 /// wasm-opt's level: for size (the hot crates' speed is LLVM's opt-level 3; see
-/// BENCHMARKS.md, "Session 13").
+/// BENCHMARKS.md, "Bundle size"; the
+/// measurements behind it are in `git log -p BENCHMARKS.md`).
 const WASM_OPT_LEVEL: &str = "-Oz";
 
 /// The binaryen version wasm-opt must have (npm `binaryen@132.0.0`).

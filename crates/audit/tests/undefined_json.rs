@@ -1,4 +1,4 @@
-//! Undefined values reach the audit JSON as `null` (issue 27): the MCC of a class
+//! Undefined values reach the audit JSON as `null`: the MCC of a class
 //! that every sample is predicted as, and the ROC curve of class 1 when one class
 //! never occurs (the curve as a whole, not points with null rates).
 

@@ -1,4 +1,4 @@
-//! Core hot paths (issue 2's targets). Run: `cargo bench -p calibscope-core --bench audit`
+//! Core hot paths (their targets are in BENCHMARKS.md). Run: `cargo bench -p calibscope-core --bench audit`
 
 mod data;
 

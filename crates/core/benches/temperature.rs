@@ -189,7 +189,7 @@ fn cpu_time_report() {
             black_box(BinaryNll::new(s, yb, None).unwrap().fit(&REUSE));
         }),
     );
-    // the worker's fit (Recalibrate view, issue 6): the calibration half of the
+    // the worker's fit (Recalibrate view): the calibration half of the
     // contract's split (f = 0.5, seed 0)
     let y32: Vec<u32> = yb.iter().map(|&v| v as u32).collect();
     let cal_b = stratified_split(&y32, 2, 0, 0.5).calibration;

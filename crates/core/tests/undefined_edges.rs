@@ -1,4 +1,4 @@
-//! The contract's "undefined, not 0" in two degenerate cases (issue 27):
+//! The contract's "undefined, not 0" in two degenerate cases:
 //! - a constant prediction (every sample predicted as one class): that class's
 //!   "not predicted" marginal is exactly 0, so its MCC, weighted and counted, is
 //!   undefined (a weighted true-negative cell taken as a remainder used to leave a

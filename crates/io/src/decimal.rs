@@ -10,7 +10,7 @@
 //! the end of the buffer) goes to fast-float2, so the result is always the correctly
 //! rounded `f64` (round half to even), the same bits `str::parse::<f64>` gives.
 //! Against fast-float2 alone: 19.5 → 12.5 ns a number on the 17-digit scores of
-//! `bench/out/multi_1e2mb.csv` (BENCHMARKS.md, session 10).
+//! `bench/out/multi_1e2mb.csv` (BENCHMARKS.md).
 //!
 //! The conversion of `w × 10^q` (`w` < 2^64, |q| ≤ 27):
 //! - `q ≥ 0`: `w × 5^q` is an exact `u128`; its cast to `f64` rounds once, and the

@@ -6,7 +6,7 @@
 //! mode for transparent huge pages (Debian's default) backs a region with 2 MiB
 //! pages only when the region asks. Asking cut the serial read of the 127 MB
 //! benchmark CSV from ~0.107 s to ~0.089 s, and the parallel one from ~0.062 s to
-//! ~0.054 s (BENCHMARKS.md, "Session 11").
+//! ~0.054 s (BENCHMARKS.md, "Reading files").
 
 /// Asks the kernel to back the unused capacity of `v` with huge pages: the 2 MiB
 /// aligned part of it, so nothing outside `v`'s allocation is touched. Capacities

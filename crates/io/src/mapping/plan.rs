@@ -608,7 +608,7 @@ mod tests {
     }
 
     /// A header of 10,000 classes: every class column is used, in order (its
-    /// planning time is in BENCHMARKS.md, session 12).
+    /// planning time is in BENCHMARKS.md).
     #[test]
     fn many_classes_are_planned() {
         let mut names = vec!["label".to_string()];
