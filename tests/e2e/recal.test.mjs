@@ -85,7 +85,7 @@ test('binary logits: tau, ledger, invariants, risk and the CSV download equal th
     assert.ok(risky.length > 0);
     const shownRisk = await page.$$eval('#recal-risk [data-risk]', (els) => els.map((e) => e.dataset.risk));
     assert.deepEqual(shownRisk.sort(), risky.sort());
-    assert.match(await page.locator('#recal-risk').innerText(), /plateaus/);
+    assert.match(await page.locator('#recal-risk').innerText(), /isotonic plateau/);
     // regressions are marked
     assert.ok(await page.locator('#recal-ledger td.worse').count() > 0, 'a regression is marked');
     // Platt moves decisions here, isotonic makes ties: the same checks show it
