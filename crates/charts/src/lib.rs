@@ -7,11 +7,17 @@
 //! Every chart takes its colours from [`palette`].
 //!
 //! - [`reliability`]: the reliability diagram and its strip of bin counts;
-//! - [`recal::tau_curve`], [`recal::fitted_map`]: the recalibration drawings.
+//! - [`recal::tau_curve`], [`recal::fitted_map`]: the recalibration drawings;
+//! - [`flips::curves`]: the ranking-flips curves (a metric against the bin count);
+//! - [`small::lines`], [`small::histogram`]: the small charts of the Learn tour and
+//!   the labs (ROC and confidence-weighted ROC, expected ECE against n, histograms),
+//!   hand-written SVG whose colours are CSS classes ([`palette::Ink`]).
 
+pub mod flips;
 mod merge;
 pub mod palette;
 pub mod recal;
+pub mod small;
 
 use plotters::prelude::*;
 pub use plotters::style::RGBColor;
@@ -70,10 +76,7 @@ pub fn reliability(rows: &[Bin], x_label: &str) -> Drawn {
         }
         Err(e) => {
             return Drawn {
-                svg: format!(
-                    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {H}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
-                    e.replace('<', "&lt;")
-                ),
+                svg: failed_svg(W, H, &e),
                 bins: Vec::new(),
             }
         }
@@ -249,6 +252,14 @@ fn draw(svg: &mut String, rows: &[Bin], x_label: &str) -> Result<(Vec<BinPx>, St
     );
     root.present().map_err(|e| err(&e))?;
     Ok((bins, layer))
+}
+
+/// A drawing of size `w` x `h` that says, in text, why the chart could not be drawn.
+pub(crate) fn failed_svg(w: u32, h: u32, why: &str) -> String {
+    format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
+        why.replace('<', "&lt;")
+    )
 }
 
 /// `#RRGGBB`, as plotters writes colours (the page's CSS matches on it).

@@ -22,3 +22,48 @@ pub const SERIES: [RGBColor; 5] = [
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0x8c, 0x56, 0x4b),
 ];
+/// One colour per model in the ranking-flips curves and their legend (Tableau 10),
+/// cycled past ten models; the same in both themes (each stands for a model, not a
+/// meaning, and all ten read on both backgrounds).
+pub const MODELS: [RGBColor; 10] = [
+    RGBColor(0x4e, 0x79, 0xa7),
+    RGBColor(0xf2, 0x8e, 0x2b),
+    RGBColor(0xe1, 0x57, 0x59),
+    RGBColor(0x76, 0xb7, 0xb2),
+    RGBColor(0x59, 0xa1, 0x4f),
+    RGBColor(0xed, 0xc9, 0x48),
+    RGBColor(0xb0, 0x7a, 0xa1),
+    RGBColor(0xff, 0x9d, 0xa7),
+    RGBColor(0x9c, 0x75, 0x5f),
+    RGBColor(0xba, 0xb0, 0xac),
+];
+
+/// The colour of model `i` ([`MODELS`], cycled).
+pub fn model(i: usize) -> RGBColor {
+    MODELS[i % MODELS.len()]
+}
+
+/// The inks of the small hand-written charts ([`crate::small`]): a class on each
+/// series, whose colour the stylesheet takes from the theme's variables
+/// (style/app.css: `.lab-chart .series.a` etc.), so these charts follow the theme
+/// without a colour in their markup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ink {
+    /// The accent colour (`--accent`): the main series.
+    A,
+    /// The risk colour (`--risk`): the series compared against it.
+    B,
+    /// The "ok" colour (`--ok`): a third series.
+    C,
+}
+
+impl Ink {
+    /// The series' CSS class.
+    pub fn class(self) -> &'static str {
+        match self {
+            Ink::A => "a",
+            Ink::B => "b",
+            Ink::C => "c",
+        }
+    }
+}

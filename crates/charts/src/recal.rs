@@ -11,10 +11,7 @@ pub const W: u32 = 560;
 pub const H: u32 = 340;
 
 fn failed(e: String) -> String {
-    format!(
-        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {H}'><text x='20' y='40'>the chart could not be drawn: {}</text></svg>",
-        e.replace('<', "&lt;")
-    )
+    crate::failed_svg(W, H, &e)
 }
 
 fn err(e: &dyn std::fmt::Debug) -> String {
