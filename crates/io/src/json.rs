@@ -24,6 +24,7 @@ pub(crate) struct JsonBuf {
     failed: bool,
 }
 
+mod lm_eval;
 mod scan;
 use scan::{line_col, JResult, Scan, J};
 
@@ -53,6 +54,9 @@ struct Records {
     ends: Vec<usize>,
     row: u64,
     failed: bool,
+    /// Set when the first record is an lm-evaluation-harness sample: every record
+    /// is then read as one (see [`lm_eval`]).
+    lm_eval: Option<lm_eval::Tally>,
 }
 
 fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
@@ -111,6 +115,7 @@ impl Records {
             ends: Vec::new(),
             row: 0,
             failed: false,
+            lm_eval: None,
         }
     }
 
@@ -118,6 +123,57 @@ impl Records {
         if self.failed {
             return;
         }
+        if self.table.is_none() && self.lm_eval.is_none() && lm_eval::is_sample(rec) {
+            self.lm_eval = Some(lm_eval::Tally::default());
+        }
+        let Some(tally) = self.lm_eval.as_mut() else {
+            return self.fields(rec, None, opts, sink);
+        };
+        let row = self.row;
+        let first = self.table.is_none();
+        let problem = match lm_eval::question(rec) {
+            Ok(q) if first || q.loglik.len() == tally.choices => {
+                tally.choices = q.loglik.len();
+                tally.add(&q);
+                return self.fields(&q.as_record(), None, opts, sink);
+            }
+            Ok(q) => (
+                ErrorCode::RaggedRow,
+                None,
+                format!(
+                    "question doc_id {} has {} choices but the first question has {}: calibscope reads logs whose questions all have the same number of choices; split the task's log by choice count",
+                    q.id,
+                    q.loglik.len(),
+                    tally.choices
+                ),
+            ),
+            Err((code, column, msg)) => (code, column, msg),
+        };
+        let (code, column, msg) = problem;
+        let mut loc = Location::row(row);
+        if let Some(c) = column {
+            loc = loc.with_column(c.to_string());
+        }
+        let msg = format!("lm-evaluation-harness sample {row}: {msg}");
+        if first {
+            // without a first question the table's columns are unknown
+            sink.push(code, loc, msg);
+            self.failed = true;
+            return;
+        }
+        let placeholder = lm_eval::Question::placeholder(tally.choices);
+        self.fields(&placeholder.as_record(), Some((code, loc, msg)), opts, sink);
+    }
+
+    /// Adds one record (keys and values as read, or as made from an lm-evaluation-harness
+    /// sample); `problem` marks the row bad with that error instead of reading it.
+    fn fields(
+        &mut self,
+        rec: &[(Cow<'_, str>, J<'_>)],
+        problem: Option<(ErrorCode, Location, String)>,
+        opts: &Options,
+        sink: &mut Sink,
+    ) {
         if self.table.is_none() {
             let (header, srcs) = header_of(rec);
             let cols: Vec<Col> = header
@@ -149,7 +205,7 @@ impl Records {
         self.buf.clear();
         self.ends.clear();
         let lookup: HashMap<&str, &J<'_>> = rec.iter().map(|(k, v)| (k.as_ref(), v)).collect();
-        let mut problem: Option<String> = None;
+        let mut problem: Option<(ErrorCode, Location, String)> = problem;
         for s in &self.srcs {
             let ok = match s {
                 Src::Scalar(k) => match lookup.get(k.as_str()) {
@@ -169,13 +225,14 @@ impl Records {
                 },
             };
             if !ok && problem.is_none() {
-                problem = Some(match s {
+                let msg = match s {
                     Src::Scalar(k) => format!("record {row} has no scalar value for key {k:?}"),
                     Src::Elem(k, j) => {
                         format!("record {row}: {k:?} has no element {j} (vectors must all have the same length)")
                     }
                     Src::Member(k, sub) => format!("record {row}: {k:?} has no entry {sub:?}"),
-                });
+                };
+                problem = Some((ErrorCode::RaggedRow, Location::row(row), msg));
             }
             self.ends.push(self.buf.len());
         }
@@ -188,14 +245,15 @@ impl Records {
                 _ => continue,
             };
             if len != expected && problem.is_none() && expected > 0 {
-                problem = Some(format!(
+                let msg = format!(
                     "record {row}: {k:?} has {len} entries but the first record's has {expected}"
-                ));
+                );
+                problem = Some((ErrorCode::RaggedRow, Location::row(row), msg));
             }
         }
         let t = self.table.as_mut().unwrap();
-        if let Some(msg) = problem {
-            sink.push(ErrorCode::RaggedRow, Location::row(row), msg);
+        if let Some((code, loc, msg)) = problem {
+            sink.push(code, loc, msg);
             t.record(&self.buf, &self.ends, 0, None, sink);
             t.mark_bad(row);
         } else {
@@ -271,7 +329,12 @@ impl JsonBuf {
         match recs.table {
             Some(t) => {
                 let file = sink.file.clone();
-                t.finish(&file, Format::Json, sink, None)
+                let mut ds = t.finish(&file, Format::Json, sink, None)?;
+                if let Some(tally) = &recs.lm_eval {
+                    let (chose, why) = tally.note();
+                    ds.detection.guess("input", chose, why);
+                }
+                Ok(ds)
             }
             None => {
                 sink.push(

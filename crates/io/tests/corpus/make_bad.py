@@ -185,3 +185,18 @@ w("class_columns_mismatch.csv", "label,cat,dog,bird\nfish,0.2,0.3,0.5\ncat,0.6,0
 w("binary_labels_past_one.csv", "label,score,cat,dog,bird\n0,0.6,0.6,0.3,0.1\n2,0.5,0.2,0.3,0.5\n1,0.7,0.2,0.7,0.1\n2,0.8,0.1,0.1,0.8\n")
 w("one_based_class_columns.csv", "label,p_1,p_2,p_3\n0,0.6,0.3,0.1\n2,0.2,0.3,0.5\n1,0.2,0.7,0.1\n0,0.8,0.1,0.1\n")
 w("binary_only_column_past_one.csv", "y,p\n0,0.2\n3,0.9\n1,0.7\n")
+
+# --- lm-evaluation-harness sample logs (the layout EvaluationTracker writes; see
+# crates/io/tests/data/lm_eval for logs written by the harness itself)
+def lm_sample(doc_id, lls, target, extra=""):
+    pairs = ", ".join(f'["{ll}", "False"]' for ll in lls)
+    return (f'{{"doc_id": {doc_id}, "doc": {{}}, "target": "{target}", '
+            f'"filtered_resps": [{pairs}], "filter": "none", "acc": 0.0{extra}}}\n')
+w("lm_eval_target_outside.jsonl",
+  lm_sample(0, [-1.5, -2.0, -3.0], 1) + lm_sample(1, [-1.0, -2.0, -0.5], 3))
+w("lm_eval_ragged.jsonl",
+  lm_sample(0, [-1.5, -2.0, -3.0], 1) + lm_sample(1, [-1.0, -2.0], 0))
+w("lm_eval_text_target.jsonl",
+  lm_sample(0, [-1.5, -2.0], "yes") + lm_sample(1, [-1.0, -2.0], 0))
+w("lm_eval_bad_loglik.jsonl",
+  lm_sample(0, [-1.5, -2.0], 0) + lm_sample(1, ["-1.0x", -2.0], 0))
