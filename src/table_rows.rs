@@ -9,13 +9,14 @@
 
 use crate::numfmt::{count, data_value, display};
 use crate::proto::Row;
+use calibscope_core::binning::Binning;
 use calibscope_report::esc;
 use std::fmt::Write;
 
 /// The names of a row's edges in the audit JSON: `lower_edge`/`upper_edge` for
 /// equal-width bins, `u_min`/`u_max` for equal-mass bins.
-pub fn edge_keys(binning: &str) -> (&'static str, &'static str) {
-    if binning == "width" {
+pub fn edge_keys(binning: Binning) -> (&'static str, &'static str) {
+    if binning == Binning::Width {
         ("lower_edge", "upper_edge")
     } else {
         ("u_min", "u_max")
@@ -26,7 +27,7 @@ pub fn edge_keys(binning: &str) -> (&'static str, &'static str) {
 /// start with `base` (e.g. `reliability.confidence.width_2000`), for a table of
 /// `binning` (`width` or `mass`). Row `i` is `aria-rowindex = i + 2` (the header is
 /// row 1). Names in `base` are escaped.
-pub fn rows_html(base: &str, first: usize, rows: &[Row], binning: &str) -> String {
+pub fn rows_html(base: &str, first: usize, rows: &[Row], binning: Binning) -> String {
     let (lo_key, hi_key) = edge_keys(binning);
     let base = esc(base);
     let mut out = String::with_capacity(rows.len() * 1400);
@@ -68,7 +69,7 @@ pub fn rows_html(base: &str, first: usize, rows: &[Row], binning: &str) -> Strin
 }
 
 /// The whole table as CSV (every row, full precision), as "Copy as CSV" gives it.
-pub fn csv(rows: &[Row], binning: &str) -> String {
+pub fn csv(rows: &[Row], binning: Binning) -> String {
     let (lo, hi) = edge_keys(binning);
     let mut out = format!("bin,{lo},{hi},n,conf,acc,gap,successes,cp_lower,cp_upper\n");
     for r in rows {
@@ -127,7 +128,12 @@ mod tests {
     #[test]
     fn every_number_carries_its_path_and_full_value() {
         let rows: Vec<Row> = (40..43).map(row).collect();
-        let html = rows_html("reliability.confidence.width_2000", 40, &rows, "width");
+        let html = rows_html(
+            "reliability.confidence.width_2000",
+            40,
+            &rows,
+            Binning::Width,
+        );
         assert_eq!(html.matches("<tr ").count(), 3);
         assert!(html.starts_with("<tr aria-rowindex=\"42\">"));
         let nums = numbers(&html);
@@ -164,7 +170,12 @@ mod tests {
 
     #[test]
     fn equal_mass_rows_name_their_forecast_range_and_names_are_escaped() {
-        let html = rows_html("models.a\"<b>&.reliability.x.mass_5", 0, &[row(0)], "mass");
+        let html = rows_html(
+            "models.a\"<b>&.reliability.x.mass_5",
+            0,
+            &[row(0)],
+            Binning::Mass,
+        );
         let nums = numbers(&html);
         assert_eq!(
             nums[1].0,
@@ -175,13 +186,13 @@ mod tests {
             "models.a&quot;&lt;b&gt;&amp;.reliability.x.mass_5.0.u_max"
         );
         assert!(!html.contains("a\"<b>"));
-        assert_eq!(rows_html("x", 0, &[], "mass"), "");
+        assert_eq!(rows_html("x", 0, &[], Binning::Mass), "");
     }
 
     #[test]
     fn the_csv_has_every_row_at_full_precision() {
         let rows: Vec<Row> = (0..2000).map(row).collect();
-        let csv = csv(&rows, "mass");
+        let csv = csv(&rows, Binning::Mass);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[0],

@@ -2,22 +2,101 @@
 //! controls, the ECE family at the chosen bins and the reliability table.
 
 use crate::numfmt::{count, data_value, display};
-use crate::proto::{Row, Summary};
+use crate::proto::{FromWorker, Reading, Row, Summary, ToWorker};
 use crate::table_window::{row_window, ROW_PX};
 use crate::{slider, table_rows, text};
+use calibscope_core::binning::Binning;
+use calibscope_core::Kind;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::call::{Call, Mode};
 use super::chart;
-use super::store::Store;
+use super::client::{Client, Reply, Request};
+use super::store::{Computed, Store};
 use super::widgets::{binning_toggle, copy_to_clipboard, m_slider, model_select, num_view};
 
-fn reading_label(s: &Summary, reading: &str) -> String {
+/// The reliability table and ECE family of one reading at `(binning, m)`.
+pub struct ComputeAt {
+    model: usize,
+    reading: Reading,
+    binning: Binning,
+    m: usize,
+}
+
+impl Request for ComputeAt {
+    type Answer = Computed;
+
+    fn message(&self, id: u64) -> ToWorker {
+        ToWorker::Compute {
+            id,
+            gen: id,
+            model: self.model,
+            reading: self.reading,
+            binning: self.binning,
+            m: self.m,
+        }
+    }
+
+    fn answer(&self, msg: FromWorker) -> Option<Reply<Computed>> {
+        match msg {
+            FromWorker::Computed {
+                model,
+                reading,
+                binning,
+                m,
+                rows,
+                metrics,
+                nonempty_bins,
+                ..
+            } => Some(Reply::Done(Computed {
+                model,
+                reading,
+                binning,
+                m,
+                rows,
+                metrics,
+                nonempty_bins,
+            })),
+            _ => None,
+        }
+    }
+}
+
+/// The explorer's table of the chosen reading, asked again on every change (latest
+/// wins; created once, from the App, and provided as context).
+#[derive(Clone, Copy)]
+pub struct Tables(Call<ComputeAt>);
+
+impl Tables {
+    pub fn new(store: Store, client: Client) -> Tables {
+        let call = Call::new(client, Mode::Latest).answer_into(store.computed);
+        Effect::new(move |_| {
+            let has = store.summary.with(|s| s.is_some());
+            let (model, reading, binning, m) = (
+                store.model.get(),
+                store.reading.get(),
+                store.binning.get(),
+                store.m.get(),
+            );
+            if has {
+                call.send(ComputeAt {
+                    model,
+                    reading,
+                    binning,
+                    m,
+                });
+            }
+        });
+        Tables(call)
+    }
+}
+
+fn reading_label(s: &Summary, reading: Reading) -> String {
     match reading {
-        "confidence" => "confidence (top label)".into(),
-        "positive" => "P(y = 1)".into(),
-        r => {
-            let c: usize = r.trim_start_matches("class:").parse().unwrap_or(0);
+        Reading::Confidence => "confidence (top label)".into(),
+        Reading::Positive => "P(y = 1)".into(),
+        Reading::Class(c) => {
             format!(
                 "class {} probability",
                 s.class_names
@@ -30,31 +109,35 @@ fn reading_label(s: &Summary, reading: &str) -> String {
 }
 
 /// The `data-metric` paths of a reading's ECE family and reliability rows.
-fn metric_path(prefix: &str, reading: &str, binning: &str, m: usize, key: &str) -> String {
-    match reading.strip_prefix("class:") {
-        Some(r) => format!("{prefix}readings.classwise.{binning}.{m}.per_class.{key}.{r}"),
-        None => format!("{prefix}readings.{reading}.{binning}.{m}.{key}"),
+fn metric_path(prefix: &str, reading: Reading, binning: Binning, m: usize, key: &str) -> String {
+    let binning = binning.name();
+    match reading {
+        Reading::Class(r) => {
+            format!("{prefix}readings.classwise.{binning}.{m}.per_class.{key}.{r}")
+        }
+        r => format!("{prefix}readings.{}.{binning}.{m}.{key}", r.name()),
     }
 }
 
-fn rows_path(prefix: &str, reading: &str, binning: &str, m: usize) -> String {
-    let r = match reading.strip_prefix("class:") {
-        Some(c) => format!("class_{c}"),
-        None => reading.to_string(),
+fn rows_path(prefix: &str, reading: Reading, binning: Binning, m: usize) -> String {
+    let r = match reading {
+        Reading::Class(c) => format!("class_{c}"),
+        r => r.name(),
     };
-    format!("{prefix}reliability.{r}.{binning}_{m}")
+    format!("{prefix}reliability.{r}.{}_{m}", binning.name())
 }
 
 #[component]
 pub fn Explorer() -> impl IntoView {
     let store = expect_context::<Store>();
+    let Tables(tables) = expect_context::<Tables>();
     let active = RwSignal::new(None::<usize>);
     let copied = RwSignal::new(String::new());
     let drawn = Memo::new(move |_| {
         let s = store.summary.get()?;
         store.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::reliability(&c.rows, &reading_label(&s, &c.reading)))
+                .map(|c| chart::reliability(&c.rows, &reading_label(&s, c.reading)))
         })
     });
     let steps = Memo::new(move |_| {
@@ -113,10 +196,10 @@ pub fn Explorer() -> impl IntoView {
             "confidence".to_string(),
             "confidence (top label)".to_string(),
         )];
-        if s.kind == "binary" {
+        if s.kind == Kind::Binary {
             readings.push(("positive".into(), "positive class P(y = 1)".into()));
         }
-        if s.kind != "toplabel" {
+        if s.kind != Kind::TopLabel {
             for (r, name) in s.class_names.iter().enumerate().take(s.k) {
                 readings.push((format!("class:{r}"), format!("class {name}")));
             }
@@ -132,8 +215,12 @@ pub fn Explorer() -> impl IntoView {
                 <div class="controls" role="group" aria-label="Reliability diagram settings">
                     {model_select}
                     <label>"Reading "
-                        <select id="reading-select" prop:value=move || store.reading.get()
-                            on:change=move |ev| store.reading.set(event_target_value(&ev))>
+                        <select id="reading-select" prop:value=move || store.reading.get().name()
+                            on:change=move |ev| {
+                                if let Some(r) = Reading::parse(&event_target_value(&ev)) {
+                                    store.reading.set(r);
+                                }
+                            }>
                             {reading_options}
                         </select>
                     </label>
@@ -156,7 +243,7 @@ pub fn Explorer() -> impl IntoView {
                 </div>
                 <div class="chart-wrap">
                     <div class="chart" tabindex="0" role="img" id="chart"
-                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, &store.reading.get()), store.m.get(), store.binning.get())
+                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
                         on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
                         on:blur=move |_| active.set(None)>
                         <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
@@ -174,6 +261,7 @@ pub fn Explorer() -> impl IntoView {
                     </div>
                     <p class="legend">"Bars: accuracy per bin over its range · dots: (mean confidence, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
                 </div>
+                {move || tables.error.get().map(|e| view! { <p class="notice error" role="alert" id="explorer-error">{e.message}</p> })}
                 <EceFamily/>
                 <ReliabilityTable copied=copied/>
             </section>
@@ -190,8 +278,8 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
         store.computed.with(|c| {
             let c = c.as_ref()?;
             let r: Row = c.rows.get(i)?.clone();
-            let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
-            let (lo_name, hi_name, lo_key, hi_key) = if c.binning == "width" {
+            let base = rows_path(&store.prefix(c.model), c.reading, c.binning, c.m);
+            let (lo_name, hi_name, lo_key, hi_key) = if c.binning == Binning::Width {
                 ("[", ")", "lower_edge", "upper_edge")
             } else {
                 ("[", "]", "u_min", "u_max")
@@ -224,15 +312,15 @@ fn EceFamily() -> impl IntoView {
             let c = c.as_ref()?;
             let prefix = store.prefix(c.model);
             let mut keys = vec!["ece", "mce", "rmsce", "lince", "brier", "cal", "ref", "res"];
-            if c.reading == "confidence" {
+            if c.reading == Reading::Confidence {
                 keys.push("confce_corr");
             }
             let items = keys
                 .into_iter()
                 .map(|k| {
                     let d = text::metric(k);
-                    let v = c.metrics.get(k).and_then(|v| v.as_f64());
-                    let path = metric_path(&prefix, &c.reading, &c.binning, c.m, k);
+                    let v = c.metrics.get(k).copied().flatten();
+                    let path = metric_path(&prefix, c.reading, c.binning, c.m, k);
                     let id = format!("ef-help-{k}");
                     let described = id.clone();
                     view! {
@@ -243,10 +331,10 @@ fn EceFamily() -> impl IntoView {
                     }
                 })
                 .collect_view();
-            let bins_path = metric_path(&prefix, &c.reading, &c.binning, c.m, "nonempty_bins");
+            let bins_path = metric_path(&prefix, c.reading, c.binning, c.m, "nonempty_bins");
             Some(view! {
                 <section class="ece-family" aria-label="ECE family at the chosen bins">
-                    <h3>"At m = " {c.m} ", " {if c.binning == "width" { "equal-width" } else { "equal-mass" }} " ("
+                    <h3>"At m = " {c.m} ", " {if c.binning == Binning::Width { "equal-width" } else { "equal-mass" }} " ("
                         <span class="num" data-metric=bins_path data-value=c.nonempty_bins.to_string()>{c.nonempty_bins}</span>
                         " non-empty bins)"</h3>
                     <dl class="detected">{items}</dl>
@@ -268,7 +356,7 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
         let Some(c) = store.computed.get_untracked() else {
             return;
         };
-        let csv = table_rows::csv(&c.rows, &c.binning);
+        let csv = table_rows::csv(&c.rows, c.binning);
         copy_to_clipboard(csv, copied, "Copied as CSV.", || "");
     };
     let on_scroll = move |ev: leptos::ev::Event| {
@@ -296,13 +384,13 @@ fn ReliabilityTable(copied: RwSignal<String>) -> impl IntoView {
             let Some(c) = c.as_ref() else {
                 return String::new();
             };
-            let base = rows_path(&store.prefix(c.model), &c.reading, &c.binning, c.m);
+            let base = rows_path(&store.prefix(c.model), c.reading, c.binning, c.m);
             let end = end.min(c.rows.len());
             table_rows::rows_html(
                 &base,
                 first.min(end),
                 &c.rows[first.min(end)..end],
-                &c.binning,
+                c.binning,
             )
         })
     };

@@ -5,8 +5,6 @@
 //! PNG of every chart. Dropping an HTML report or a record back on the page restores
 //! its settings and asks for its data files.
 
-use std::cell::Cell;
-
 use calibscope_audit::{flips_settings_of, record_json_of, FlipsSettings, RECORD_SCHEMA};
 use calibscope_core::binning::Binning;
 use calibscope_share::{DataSource, FileRef, ViewState};
@@ -15,26 +13,12 @@ use serde_json::Value;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
-use super::flips_export::{download_png, download_text};
+use super::call::{Call, Mode};
+use super::client::Client;
+use super::download::{download_png, download_text};
+use super::opening::Opening;
+use super::share::{RecordOf, Share};
 use super::store::Store;
-use super::{client, share};
-
-thread_local! {
-    static ASKED: Cell<u64> = const { Cell::new(0) };
-    static RECORD: Cell<Option<RwSignal<Option<Value>>>> = const { Cell::new(None) };
-}
-
-/// The record asked for the exports arrived (called by the records module);
-/// returns false when it was not ours.
-pub fn answer(id: u64, record: &Value) -> bool {
-    if id != ASKED.with(|a| a.get()) {
-        return false;
-    }
-    if let Some(sig) = RECORD.with(|r| r.get()) {
-        sig.set(Some(record.clone()));
-    }
-    true
-}
 
 /// Whether a dropped file may be a report or a record (rather than data).
 fn may_be_report(name: &str) -> bool {
@@ -58,48 +42,80 @@ fn record_settings(text: &str) -> Option<(ViewState, Option<FlipsSettings>)> {
     Some((state, flips))
 }
 
-/// Opens dropped or picked files. A report or record among them restores its
-/// settings; its data files are read when dropped with it, else asked for.
-pub fn open_dropped(store: Store, files: Vec<File>) {
-    if !files.iter().any(|f| may_be_report(&f.name())) {
-        store.example.set(false);
-        client::open(files, share::drop_mapping());
-        return;
+/// What opening dropped or picked files needs (taken from the context where a
+/// drop target is made: event handlers run outside it).
+#[derive(Clone, Copy)]
+pub struct Dropped {
+    store: Store,
+    share: Share,
+    opening: Opening,
+    client: Client,
+}
+
+impl Dropped {
+    pub fn from_context() -> Dropped {
+        Dropped {
+            store: expect_context(),
+            share: expect_context(),
+            opening: expect_context(),
+            client: expect_context(),
+        }
     }
-    client::busy(1);
-    wasm_bindgen_futures::spawn_local(async move {
-        let mut data = Vec::new();
-        let mut restored = None;
-        for f in files {
-            if restored.is_none() && may_be_report(&f.name()) {
-                let text = JsFuture::from(f.text())
-                    .await
-                    .ok()
-                    .and_then(|t| t.as_string());
-                if let Some(state) = text.as_deref().and_then(record_settings) {
-                    restored = Some(state);
-                    continue;
-                }
-            }
-            data.push(f);
+
+    /// Opens dropped or picked files. A report or record among them restores its
+    /// settings; its data files are read when dropped with it, else asked for.
+    pub fn open(self, files: Vec<File>) {
+        let Dropped {
+            store,
+            share,
+            opening,
+            client,
+        } = self;
+        if !files.iter().any(|f| may_be_report(&f.name())) {
+            store.example.set(false);
+            opening.open(files, share.drop_mapping());
+            return;
         }
-        match restored {
-            Some((state, flips)) => {
-                if share::restore(state, flips) {
-                    store.example.set(true);
-                    super::open_example();
+        client.busy(1);
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut data = Vec::new();
+            let mut restored = None;
+            for f in files {
+                if restored.is_none() && may_be_report(&f.name()) {
+                    let text = JsFuture::from(f.text())
+                        .await
+                        .ok()
+                        .and_then(|t| t.as_string());
+                    if let Some(state) = text.as_deref().and_then(record_settings) {
+                        restored = Some(state);
+                        continue;
+                    }
                 }
-                if !data.is_empty() {
-                    client::open(data, share::drop_mapping());
+                data.push(f);
+            }
+            match restored {
+                Some((state, flips)) => {
+                    if share.restore(state, flips) {
+                        store.example.set(true);
+                        opening.open_example();
+                    }
+                    if !data.is_empty() {
+                        opening.open(data, share.drop_mapping());
+                    }
+                }
+                None => {
+                    store.example.set(false);
+                    opening.open(data, share.drop_mapping());
                 }
             }
-            None => {
-                store.example.set(false);
-                client::open(data, share::drop_mapping());
-            }
-        }
-        client::busy(-1);
-    });
+            client.busy(-1);
+        });
+    }
+}
+
+/// [`stem`] of a record's JSON text.
+pub fn stem_of_text(text: &str) -> String {
+    serde_json::from_str::<Value>(text).map_or_else(|_| "calibscope".into(), |v| stem(&v))
 }
 
 /// The stem of the exported files: the data set's file name without extension.
@@ -160,17 +176,21 @@ fn files(record: &Value) -> Vec<(String, &'static str, String)> {
 #[component]
 pub fn Exports() -> impl IntoView {
     let store = expect_context::<Store>();
+    let share = expect_context::<Share>();
+    let call = Call::<RecordOf>::new(expect_context(), Mode::Latest);
+    // the record's JSON, read once (None: not prepared, or stale)
     let record = RwSignal::new(None::<Value>);
-    RECORD.with(|r| r.set(Some(record)));
+    Effect::new(move |_| {
+        if let Some(text) = call.answer.get() {
+            record.set(serde_json::from_str(&text).ok());
+        }
+    });
     // a new data set or other settings make the prepared files stale
     Effect::new(move |_| {
         store.summary.track();
         record.set(None);
     });
-    let prepare = move |_| {
-        let id = client::request(share::record_request);
-        ASKED.with(|a| a.set(id));
-    };
+    let prepare = move |_| call.send(share.record_request());
     let list = move || {
         record.get().map(|rec| {
             files(&rec)
@@ -207,6 +227,7 @@ pub fn Exports() -> impl IntoView {
                     on:click=prepare>"Prepare the report and files"</button>
                 <span class="hint">"A self-contained HTML report (no script, its own CSP, the record inside: drop it back here to restore the audit), a Markdown summary, CSV of every table, SVG and PNG of every chart."</span>
             </div>
+            {move || call.error.get().map(|e| view! { <p class="status error" role="alert" id="exports-error">{e.message}</p> })}
             <ul class="export-list" id="export-list">{list}</ul>
         </section>
     }

@@ -6,12 +6,15 @@
 
 use crate::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMatrix};
 use crate::slider;
+use calibscope_core::binning::Binning;
+use calibscope_core::Kind;
 use leptos::prelude::*;
 
 use super::flips_chart;
 use super::flips_export as export;
 use super::flips_protocol;
-use super::flips_state::{ask, parse_bins, FlipsState};
+use super::flips_state::{parse_bins, FlipsState};
+use super::opening::Opening;
 use super::store::Store;
 use super::widgets::{binning_toggle, m_slider, num_view};
 
@@ -39,20 +42,20 @@ fn rho_undefined(models: usize) -> &'static str {
 }
 
 /// `ranking.metrics.<metric>.<binning>`.
-fn base(metric: &str, binning: &str) -> String {
-    format!("ranking.metrics.{metric}.{binning}")
+fn base(metric: &str, binning: Binning) -> String {
+    format!("ranking.metrics.{metric}.{}", binning.name())
 }
 
 /// The `data-metric` path of model `name`'s value at `m`.
-fn value_path(name: &str, metric: &str, binning: &str, m: usize) -> String {
+fn value_path(name: &str, metric: &str, binning: Binning, m: usize) -> String {
     if is_reference(metric) {
         format!("models.{name}.binning_free.{metric}")
     } else {
-        format!("models.{name}.metrics.{metric}.{binning}.{m}")
+        format!("models.{name}.metrics.{metric}.{}.{m}", binning.name())
     }
 }
 
-fn vs_error_path(metric: &str, binning: &str, m: usize) -> String {
+fn vs_error_path(metric: &str, binning: Binning, m: usize) -> String {
     if is_reference(metric) {
         format!("ranking.binning_free_spearman_vs_error.{metric}")
     } else {
@@ -81,31 +84,37 @@ pub fn Flips() -> impl IntoView {
     };
     Effect::new(move |_| {
         if loaded() {
-            ask(FlipsRequest::Curve {
-                metric: st.metric.get(),
-                binning: st.binning.get(),
-            }
-            .scaled_first(st.temperature_first.get()));
+            st.ask(
+                FlipsRequest::Curve {
+                    metric: st.metric.get(),
+                    binning: st.binning.get(),
+                }
+                .scaled_first(st.temperature_first.get()),
+            );
         }
     });
     Effect::new(move |_| {
         if loaded() {
-            ask(FlipsRequest::Rank {
-                metric: st.metric.get(),
-                binning: st.binning.get(),
-                m: st.m_at(),
-                m_ref: st.ref_at(),
-            }
-            .scaled_first(st.temperature_first.get()));
+            st.ask(
+                FlipsRequest::Rank {
+                    metric: st.metric.get(),
+                    binning: st.binning.get(),
+                    m: st.m_at(),
+                    m_ref: st.ref_at(),
+                }
+                .scaled_first(st.temperature_first.get()),
+            );
         }
     });
     Effect::new(move |_| {
         if let (true, Ok(bins)) = (loaded(), parse_bins(&st.bins_text.get())) {
-            ask(FlipsRequest::Matrices {
-                binning: st.binning.get(),
-                bins,
-            }
-            .scaled_first(st.temperature_first.get()));
+            st.ask(
+                FlipsRequest::Matrices {
+                    binning: st.binning.get(),
+                    bins,
+                }
+                .scaled_first(st.temperature_first.get()),
+            );
         }
     });
     move || {
@@ -120,6 +129,7 @@ pub fn Flips() -> impl IntoView {
                     <p class="note">{calibscope_audit::flips_summary::FLIPS_NOTE}" "
                         <a href="#why-flips">"Why?"</a></p>
                     <FlipsControls/>
+                    {move || st.error.get().map(|e| view! { <p class="notice error" role="alert" id="flips-error">{e}</p> })}
                     <flips_protocol::ProtocolControls/>
                     <flips_protocol::Taus/>
                     <flips_chart::FlipsCharts/>
@@ -137,9 +147,10 @@ pub fn Flips() -> impl IntoView {
 #[component]
 fn NeedsModels() -> impl IntoView {
     let store = expect_context::<Store>();
+    let opening = expect_context::<Opening>();
     let open = move |_| {
         store.example.set(true);
-        super::open_example();
+        opening.open_example();
     };
     view! {
         <section class="flips" id="flips" aria-labelledby="flips-title">
@@ -169,7 +180,7 @@ fn FlipsControls() -> impl IntoView {
     let toplabel = move || {
         store
             .summary
-            .with(|s| s.as_ref().is_some_and(|s| s.kind == "toplabel"))
+            .with(|s| s.as_ref().is_some_and(|s| s.kind == Kind::TopLabel))
     };
     let set_m = move |m: usize| st.m.set(st.clamp(m));
     view! {
@@ -229,7 +240,10 @@ fn RankingTable() -> impl IntoView {
             export::download_text(
                 &format!(
                     "calibscope-ranking-{}-{}-m{}-ref{}.csv",
-                    r.metric, r.binning, r.m, r.m_ref
+                    r.metric,
+                    r.binning.name(),
+                    r.m,
+                    r.m_ref
                 ),
                 "text/csv",
                 &csv,
@@ -254,7 +268,7 @@ fn RankingTable() -> impl IntoView {
 }
 
 fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
-    let b = base(&r.metric, &r.binning);
+    let b = base(&r.metric, r.binning);
     let (lo, hi) = (r.m.min(r.m_ref), r.m.max(r.m_ref));
     let key = format!("{lo}|{hi}");
     let flipped: Vec<bool> = (0..names.len())
@@ -284,9 +298,9 @@ fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
                 <tr class:flipped=flipped[i] data-model=name.clone()>
                     <th scope="row">{name.clone()}{flipped[i].then(|| view! { <span class="badge flip">"flipped"</span> })}</th>
                     <td>{num_view(format!("{b}.ranks.{}.{i}", r.m), rank, "undefined value")}</td>
-                    <td>{num_view(value_path(&name, &r.metric, &r.binning, r.m), r.values.get(i).copied().flatten(), "undefined for this model")}</td>
+                    <td>{num_view(value_path(&name, &r.metric, r.binning, r.m), r.values.get(i).copied().flatten(), "undefined for this model")}</td>
                     <td>{num_view(format!("{b}.ranks.{}.{i}", r.m_ref), r.ranks_ref.get(i).copied(), "undefined value")}</td>
-                    <td>{num_view(value_path(&name, &r.metric, &r.binning, r.m_ref), r.values_ref.get(i).copied().flatten(), "undefined for this model")}</td>
+                    <td>{num_view(value_path(&name, &r.metric, r.binning, r.m_ref), r.values_ref.get(i).copied().flatten(), "undefined for this model")}</td>
                     <td class=format!("change {class}")><span aria-label=said>{arrow}</span>" "
                         {num_view(format!("{b}.rank_change.{}|{}.{i}", r.m_ref, r.m), Some(change), "")}</td>
                 </tr>
@@ -309,9 +323,9 @@ fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
             " between m = " {r.m_ref} " and m = " {r.m} " · Spearman between the two rankings "
             {num_view(format!("{b}.spearman_between.{key}"), r.spearman, rho_undefined(models))}
             " · Spearman against classification error at m = " {r.m} ": "
-            {num_view(vs_error_path(&r.metric, &r.binning, r.m), r.spearman_vs_error, rho_undefined(models))}
+            {num_view(vs_error_path(&r.metric, r.binning, r.m), r.spearman_vs_error, rho_undefined(models))}
             " (at the reference: "
-            {num_view(vs_error_path(&r.metric, &r.binning, r.m_ref), r.spearman_vs_error_ref, rho_undefined(models))} ")"
+            {num_view(vs_error_path(&r.metric, r.binning, r.m_ref), r.spearman_vs_error_ref, rho_undefined(models))} ")"
         </p>
         <div class="scroll">
             <table id="flips-ranking" class="metrics">
@@ -336,7 +350,7 @@ fn SpearmanMatrices() -> impl IntoView {
     let export = move |_| {
         if let Some(x) = st.matrices.get_untracked() {
             export::download_text(
-                &format!("calibscope-spearman-{}.csv", x.binning),
+                &format!("calibscope-spearman-{}.csv", x.binning.name()),
                 "text/csv",
                 &export::matrices_csv(&x),
             );
@@ -371,7 +385,7 @@ fn SpearmanMatrices() -> impl IntoView {
 }
 
 fn matrix_view(x: &FlipsMatrices, mm: &MetricMatrix, models: usize) -> impl IntoView {
-    let b = base(&mm.metric, &x.binning);
+    let b = base(&mm.metric, x.binning);
     let title = label(&mm.metric);
     if let Some(why) = &mm.unavailable {
         return view! {
@@ -412,7 +426,7 @@ fn matrix_view(x: &FlipsMatrices, mm: &MetricMatrix, models: usize) -> impl Into
         .enumerate()
         .map(|(j, m)| {
             let v = mm.spearman_vs_error.get(j).copied().flatten();
-            view! { <td>{num_view(vs_error_path(&mm.metric, &x.binning, *m), v, rho_undefined(models))}</td> }
+            view! { <td>{num_view(vs_error_path(&mm.metric, x.binning, *m), v, rho_undefined(models))}</td> }
         })
         .collect_view();
     view! {

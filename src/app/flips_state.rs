@@ -2,11 +2,13 @@
 //! (one generation per kind of question: curve, ranking, matrices), kept while
 //! other views are shown.
 
-use std::cell::RefCell;
-
 use crate::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
+use crate::proto::{FromWorker, ToWorker};
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
+use super::call::{Call, Mode};
+use super::client::{Client, Reply, Request};
 use super::store::{Store, View};
 
 /// The bin counts of the Spearman matrices at start (the seed's table; clipped to n).
@@ -17,8 +19,8 @@ pub const DEFAULT_BINS: &str = "5, 20, 2000";
 pub struct FlipsState {
     /// The ranked metric (`RankedMetric::name`).
     pub metric: RwSignal<String>,
-    /// `mass` (default) or `width`.
-    pub binning: RwSignal<String>,
+    /// Equal-mass (default) or equal-width bins.
+    pub binning: RwSignal<Binning>,
     /// The slider's bin count.
     pub m: RwSignal<usize>,
     /// The pinned reference bin count.
@@ -32,8 +34,13 @@ pub struct FlipsState {
     pub curve: RwSignal<Option<FlipsCurve>>,
     pub ranking: RwSignal<Option<FlipsRanking>>,
     pub matrices: RwSignal<Option<FlipsMatrices>>,
+    /// The failure of the latest question (of any kind).
+    pub error: RwSignal<Option<String>>,
     /// The data set's largest bin count, `min(n, 2000)`.
     pub m_max: Memo<usize>,
+    /// One call per kind of question (curve, ranking, matrices): each keeps its
+    /// latest answer.
+    calls: [Call<FlipsRequest>; 3],
 }
 
 impl FlipsState {
@@ -57,17 +64,30 @@ impl FlipsState {
     /// m = 5, 20 and 2000.
     pub fn paper_protocol(&self) {
         self.temperature_first.set(true);
-        self.binning.set("mass".into());
+        self.binning.set(Binning::Mass);
         self.bins_text.set(DEFAULT_BINS.into());
         self.m.set(self.clamp(5));
         self.m_ref.set(self.clamp(2000));
     }
 }
 
-thread_local! {
-    static STATE: RefCell<Option<FlipsState>> = const { RefCell::new(None) };
-    /// The latest generation asked, per kind of question.
-    static LATEST: RefCell<[u64; 3]> = const { RefCell::new([0; 3]) };
+impl Request for FlipsRequest {
+    type Answer = FlipsAnswer;
+
+    fn message(&self, id: u64) -> ToWorker {
+        ToWorker::Flips {
+            id,
+            gen: id,
+            request: self.clone(),
+        }
+    }
+
+    fn answer(&self, msg: FromWorker) -> Option<Reply<FlipsAnswer>> {
+        match msg {
+            FromWorker::Flips { answer, .. } => Some(Reply::Done(answer)),
+            _ => None,
+        }
+    }
 }
 
 /// The anchors of the view: a link to one of them (from another view, or from
@@ -88,48 +108,53 @@ fn follow_hash(store: Store) {
     });
 }
 
-/// Creates the view's state, provides it as context, and opens the view on links
-/// to its anchors.
-pub fn provide(store: Store) {
-    follow_hash(store);
-    let _ = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(store));
-    let state = FlipsState {
-        metric: RwSignal::new("confece".into()),
-        binning: RwSignal::new("mass".into()),
-        m: RwSignal::new(5),
-        m_ref: RwSignal::new(2000),
-        bins_text: RwSignal::new(DEFAULT_BINS.into()),
-        log_y: RwSignal::new(true),
-        temperature_first: RwSignal::new(false),
-        curve: RwSignal::new(None),
-        ranking: RwSignal::new(None),
-        matrices: RwSignal::new(None),
-        m_max: Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max))),
-    };
-    STATE.with(|s| *s.borrow_mut() = Some(state));
-    provide_context(state);
-}
-
-/// Sends `request`; its answer replaces the previous one of its kind unless a
-/// newer question of that kind was asked meanwhile.
-pub fn ask(request: FlipsRequest) {
-    let slot = request.slot();
-    let gen = super::client::flips(request);
-    LATEST.with(|l| l.borrow_mut()[slot] = gen);
-}
-
-/// An answer from the worker (called by the client).
-pub fn accept(gen: u64, answer: FlipsAnswer) {
-    if LATEST.with(|l| l.borrow()[answer.slot()]) != gen {
-        return;
+impl FlipsState {
+    /// Creates the view's state (call once, from the App; provided as context), and
+    /// opens the view on links to its anchors.
+    pub fn new(store: Store, client: Client) -> FlipsState {
+        follow_hash(store);
+        let _ = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(store));
+        let (curve, ranking, matrices) = (
+            RwSignal::new(None),
+            RwSignal::new(None),
+            RwSignal::new(None),
+        );
+        let error = RwSignal::new(None);
+        let call = || {
+            Call::handled(client, Mode::Latest, move |reply| match reply {
+                Reply::Done(answer) => {
+                    error.set(None);
+                    match answer {
+                        FlipsAnswer::Curve(c) => curve.set(Some(c)),
+                        FlipsAnswer::Rank(r) => ranking.set(Some(r)),
+                        FlipsAnswer::Matrices(x) => matrices.set(Some(x)),
+                    }
+                }
+                Reply::Failed(f) => error.set(Some(f.message)),
+                _ => {}
+            })
+        };
+        FlipsState {
+            metric: RwSignal::new("confece".into()),
+            binning: RwSignal::new(Binning::Mass),
+            m: RwSignal::new(5),
+            m_ref: RwSignal::new(2000),
+            bins_text: RwSignal::new(DEFAULT_BINS.into()),
+            log_y: RwSignal::new(true),
+            temperature_first: RwSignal::new(false),
+            curve,
+            ranking,
+            matrices,
+            error,
+            m_max: Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max))),
+            calls: [call(), call(), call()],
+        }
     }
-    let Some(state) = STATE.with(|s| *s.borrow()) else {
-        return;
-    };
-    match answer {
-        FlipsAnswer::Curve(c) => state.curve.set(Some(c)),
-        FlipsAnswer::Rank(r) => state.ranking.set(Some(r)),
-        FlipsAnswer::Matrices(x) => state.matrices.set(Some(x)),
+
+    /// Sends `request`; its answer replaces the previous one of its kind unless a
+    /// newer question of that kind was asked meanwhile.
+    pub fn ask(&self, request: FlipsRequest) {
+        self.calls[request.slot()].send(request);
     }
 }
 

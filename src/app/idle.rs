@@ -9,34 +9,34 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::client;
+use super::client::Client;
 
-fn wait_idle(resolve: Function, quiet: u32) {
+fn wait_idle(client: Client, resolve: Function, quiet: u32) {
     request_animation_frame(move || {
-        if client::idle_now() {
+        if client.idle_now() {
             if quiet >= 1 {
                 let _ = resolve.call0(&JsValue::NULL);
             } else {
-                wait_idle(resolve, quiet + 1);
+                wait_idle(client, resolve, quiet + 1);
             }
         } else {
-            wait_idle(resolve, 0);
+            wait_idle(client, resolve, 0);
         }
     });
 }
 
 /// Installs `window.calibscopeIdle()` and the debug hooks the crash tests call.
-pub(super) fn install_hooks() {
-    let hook = Closure::<dyn Fn() -> Promise>::new(|| {
-        Promise::new(&mut |resolve, _reject| wait_idle(resolve, 0))
+pub(super) fn install_hooks(client: Client) {
+    let hook = Closure::<dyn Fn() -> Promise>::new(move || {
+        Promise::new(&mut |resolve, _reject| wait_idle(client, resolve, 0))
     });
     expose("calibscopeIdle", hook.as_ref());
     hook.forget();
     for (name, f) in [
-        ("calibscopeDebugPanic", client::debug_panic as fn()),
-        ("calibscopeDebugOutOfMemory", client::debug_out_of_memory),
+        ("calibscopeDebugPanic", Client::debug_panic as fn(Client)),
+        ("calibscopeDebugOutOfMemory", Client::debug_out_of_memory),
     ] {
-        let hook = Closure::<dyn Fn()>::new(f);
+        let hook = Closure::<dyn Fn()>::new(move || f(client));
         expose(name, hook.as_ref());
         hook.forget();
     }

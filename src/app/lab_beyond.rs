@@ -19,7 +19,9 @@ use calibscope_core::synth::{Distribution, Mode};
 use leptos::prelude::*;
 
 use super::chart;
-use super::lab_ui::{self, choice, mc, num, number, Axis, Call};
+use super::lab_ui::{self, choice, mc, num, number, Call};
+use calibscope_charts::palette::Ink;
+use calibscope_charts::small::{self, Axis, Series};
 
 pub(super) const DISTS: [(&str, &str); 10] = [
     ("uniform", "Uniform U(0,1)"),
@@ -76,29 +78,27 @@ fn run_view(call: Call) -> impl IntoView {
             return view! { <p class="status">"generating…"</p> }.into_any();
         };
         let rel = chart::reliability(&rows, "confidence").svg;
-        let roc_svg = lab_ui::lines(
+        let roc_svg = small::lines(
             &[
-                ("a", "ROC", roc.iter().map(|p| (p.fpr, p.tpr)).collect()),
-                (
-                    "b",
-                    "cwROC",
-                    roc.iter().map(|p| (p.cw_fpr, p.cw_tpr)).collect(),
-                ),
+                Series {
+                    ink: Ink::A,
+                    dotted: false,
+                    legend: "ROC",
+                    points: roc.iter().map(|p| (p.fpr, p.tpr)).collect(),
+                },
+                Series {
+                    ink: Ink::B,
+                    dotted: false,
+                    legend: "cwROC",
+                    points: roc.iter().map(|p| (p.cw_fpr, p.cw_tpr)).collect(),
+                },
             ],
-            Axis {
-                lo: 0.0,
-                hi: 1.0,
-                log: false,
-            },
-            Axis {
-                lo: 0.0,
-                hi: 1.0,
-                log: false,
-            },
+            Axis::UNIT,
+            Axis::UNIT,
             ("false-positive rate (class 1)", "true-positive rate"),
             (&[0.0, 0.5, 1.0], &[0.0, 0.5, 1.0]),
         );
-        let hist_svg = lab_ui::histogram(&hist, "confidence c");
+        let hist_svg = small::histogram(&hist, "confidence c");
         view! {
             <dl class="metrics-list" id="beyond-run">
                 <div><dt>"ECE"</dt><dd>{num("lab.beyond.run.ece", ece)}</dd></div>
@@ -244,7 +244,7 @@ pub(super) fn counterexample() -> impl IntoView {
     let lambda = RwSignal::new(10.0);
     let p = RwSignal::new(0.7);
     let m = RwSignal::new(15.0);
-    let call = Call::new().auto(move || LabRequest::Counterexample {
+    let call = lab_ui::call().auto(move || LabRequest::Counterexample {
         n: n.get() as usize,
         lambda: lambda.get(),
         p: p.get(),
@@ -310,15 +310,15 @@ pub fn BeyondLab() -> impl IntoView {
     let m = RwSignal::new(15.0);
     let seed = RwSignal::new(1.0);
     let reps = RwSignal::new(100.0);
-    let run = Call::new().auto(move || LabRequest::Generate {
+    let run = lab_ui::call().auto(move || LabRequest::Generate {
         dist: dist.get(),
         mode: mode.get(),
         n: n.get() as usize,
         m: m.get() as usize,
         seed: seed.get() as u64,
     });
-    let repeat = Call::new();
-    let table = Call::new();
+    let repeat = lab_ui::call();
+    let table = lab_ui::call();
     let start_table = move |_| {
         table.send(LabRequest::RepeatTable {
             mode: mode.get_untracked(),

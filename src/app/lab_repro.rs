@@ -17,7 +17,7 @@ use crate::labs_repro::{ReproCell, ReproRow};
 use leptos::prelude::*;
 
 use super::lab_beyond::{COLUMNS, DISTS, MODES};
-use super::lab_ui::{num, Call};
+use super::lab_ui::{self, num, Call};
 
 fn title(list: &[(&'static str, &'static str)], id: &str) -> &'static str {
     list.iter().find(|x| x.0 == id).map_or("", |x| x.1)
@@ -175,7 +175,7 @@ fn answer_view(call: Call) -> impl IntoView {
 
 /// The reproduction section, seeded with the lab's `seed`.
 pub(super) fn reproduction(seed: RwSignal<f64>) -> impl IntoView {
-    let call = Call::new();
+    let call = lab_ui::call();
     let start = move |_| {
         call.send(LabRequest::Reproduce {
             seed: seed.get_untracked() as u64,

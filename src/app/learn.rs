@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::chart;
-use super::lab_ui::{choice, mc, num, number, Call};
+use super::lab_ui::{self, choice, mc, num, number};
 use super::learn_steps;
 use super::store::{Store, View};
 
@@ -82,7 +82,7 @@ fn step_forecaster() -> impl IntoView {
     let sharpness = RwSignal::new(1.0);
     let days = RwSignal::new(100.0);
     let call =
-        Call::new().auto(move || forecaster(days.get() as usize, 10, sharpness.get(), false, 1));
+        lab_ui::call().auto(move || forecaster(days.get() as usize, 10, sharpness.get(), false, 1));
     view! {
         <p>"A forecaster says \u{201c}70% chance of rain\u{201d}. We cannot check one forecast, but we can \
             count: of all the days it said about 70%, did it rain on about 70%? Below, a simulated forecaster \
@@ -108,7 +108,7 @@ const PROMISE: &str = r#"<math display="block"><mrow><mi>P</mi><mo>(</mo><mi>Y</
 
 fn step_promise() -> impl IntoView {
     let sharpness = RwSignal::new(2.0);
-    let call = Call::new().auto(move || forecaster(2000, 10, sharpness.get(), false, 1));
+    let call = lab_ui::call().auto(move || forecaster(2000, 10, sharpness.get(), false, 1));
     view! {
         <p>"Calibration is a promise about frequencies: among the cases given probability p, the event \
             happens a fraction p of the time. For a yes/no question we read the forecast of \u{201c}yes\u{201d} \
@@ -152,9 +152,9 @@ fn table(rows: &[Row]) -> impl IntoView {
 
 fn step_table() -> impl IntoView {
     let n = RwSignal::new(200.0);
-    let call = Call::new().auto(move || forecaster(n.get() as usize, 10, 1.5, false, 1));
+    let call = lab_ui::call().auto(move || forecaster(n.get() as usize, 10, 1.5, false, 1));
     let (successes, trials, alpha) = (RwSignal::new(7.0), RwSignal::new(7.0), RwSignal::new(0.10));
-    let interval = Call::new().auto(move || LabRequest::Interval {
+    let interval = lab_ui::call().auto(move || LabRequest::Interval {
         successes: successes.get() as u64,
         n: trials.get() as u64,
         alpha: alpha.get(),
@@ -193,7 +193,7 @@ fn step_noise() -> impl IntoView {
     let n = RwSignal::new(500.0);
     let m = RwSignal::new(15.0);
     let dial = RwSignal::new(1.0);
-    let call = Call::new()
+    let call = lab_ui::call()
         .auto(move || forecaster(n.get() as usize, m.get() as usize, dial.get(), false, 50));
     view! {
         <p>"ECE averages the gaps, weighted by the bins' counts. It has two biases. Inside a bin, over- and \
@@ -221,7 +221,7 @@ fn step_noise() -> impl IntoView {
 
 fn step_brier() -> impl IntoView {
     let which = RwSignal::new("honest".to_string());
-    let call = Call::new().auto(move || forecaster(5000, 10, 1.0, which.get() == "base", 1));
+    let call = lab_ui::call().auto(move || forecaster(5000, 10, 1.0, which.get() == "base", 1));
     view! {
         <p>"The Brier score, the mean of (forecast − outcome)², splits over the bins into calibration \
             (CAL: the squared gaps) plus refinement (REF: how mixed the outcomes are inside each bin), \

@@ -1,9 +1,10 @@
 //! Steps 6 to 8 of the Learn tour: temperature scaling, truthfulness, risk.
 
 use crate::labs::{LabAnswer, LabRequest};
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
-use super::lab_ui::{num, number, Call};
+use super::lab_ui::{self, num, number};
 use super::learn::{forecaster, go, math};
 
 const TEMPERATURE_MATH: &str = r#"<math display="block"><mrow><msub><mi>p</mi><mi>τ</mi></msub><mo>=</mo><mi>σ</mi><mo>(</mo><mi>s</mi><mo>/</mo><mi>τ</mi><mo>)</mo><mo>,</mo><mspace width="1em"/><mi>τ</mi><mo>&gt;</mo><mn>0</mn><mo>:</mo><mspace width="1em"/><msub><mi>s</mi><mi>i</mi></msub><mo>&gt;</mo><msub><mi>s</mi><mi>j</mi></msub><mo>⇔</mo><msub><mi>s</mi><mi>i</mi></msub><mo>/</mo><mi>τ</mi><mo>&gt;</mo><msub><mi>s</mi><mi>j</mi></msub><mo>/</mo><mi>τ</mi><mo>,</mo><mspace width="1em"/><mi>sign</mi><mo>(</mo><mi>s</mi><mo>/</mo><mi>τ</mi><mo>)</mo><mo>=</mo><mi>sign</mi><mo>(</mo><mi>s</mi><mo>)</mo></mrow></math>"#;
@@ -11,7 +12,7 @@ const TEMPERATURE_MATH: &str = r#"<math display="block"><mrow><msub><mi>p</mi><m
 /// Step 6: fit τ and check the invariance theorem on the data.
 pub fn temperature() -> impl IntoView {
     let sharpness = RwSignal::new(2.5);
-    let call = Call::new().auto(move || forecaster(5000, 15, sharpness.get(), false, 1));
+    let call = lab_ui::call().auto(move || forecaster(5000, 15, sharpness.get(), false, 1));
     view! {
         <p>"Temperature scaling divides the model's logit s by one number τ, chosen to minimise the \
             negative log-likelihood. The theorem takes two lines: dividing by a positive τ keeps the order \
@@ -45,13 +46,13 @@ pub fn temperature() -> impl IntoView {
 
 /// Step 7: why binned errors can be gamed.
 pub fn truthfulness() -> impl IntoView {
-    let call = Call::new().auto(|| LabRequest::Truth {
+    let call = lab_ui::call().auto(|| LabRequest::Truth {
         p_star: vec![0.5, 1.0 / 3.0, 1.0 / 6.0],
         temperature: 0.5,
         grid: 3,
         n: 100,
         m: 10,
-        binning: "width".into(),
+        binning: Binning::Width,
         reps: 500,
         seed: 1,
     });

@@ -5,7 +5,7 @@
 use crate::proto::{ErrorItem, MappingOverride, Summary};
 use leptos::prelude::*;
 
-use super::client;
+use super::opening::Opening;
 use super::store::Store;
 
 /// The value of a select meaning "detect" for the optional columns (model, id),
@@ -42,6 +42,7 @@ fn list(text: &str) -> Vec<String> {
 /// The one question asked when the labels contradict the reading detection
 /// guessed: the error's sentence and a button per mapping that would fit.
 fn question_view(item: ErrorItem) -> impl IntoView {
+    let opening = expect_context::<Opening>();
     let buttons = item
         .candidates
         .iter()
@@ -50,7 +51,7 @@ fn question_view(item: ErrorItem) -> impl IntoView {
             let mapping = c.mapping.clone();
             view! {
                 <button class="candidate" data-candidate=i.to_string()
-                    on:click=move |_| client::remap(mapping.clone())>
+                    on:click=move |_| opening.remap(mapping.clone())>
                     "Read it as " {c.says.clone()}
                 </button>
             }
@@ -71,6 +72,7 @@ fn question_view(item: ErrorItem) -> impl IntoView {
 #[component]
 pub fn MappingPanel() -> impl IntoView {
     let store = expect_context::<Store>();
+    let opening = expect_context::<Opening>();
     move || {
         let question = store.error.with(|e| {
             e.as_ref().and_then(|e| {
@@ -87,7 +89,12 @@ pub fn MappingPanel() -> impl IntoView {
                 .filter(|c| !c.is_empty())
         });
         if let Some(columns) = unmapped {
-            let files = client::current_files().join(" + ");
+            let files = opening
+                .files()
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(" + ");
             return Some(
                 view! {
                     <section class="mapping failed" id="mapping" aria-labelledby="mapping-title">
@@ -135,8 +142,8 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
                 {field("format", "Format", s.format.clone())}
                 {field("n", "Samples n", s.n.to_string())}
                 {field("k", "Classes k", s.k.to_string())}
-                {field("kind", "Kind", s.kind.clone())}
-                {field("source", "Scores are", s.source.clone())}
+                {field("kind", "Kind", s.kind.name().to_string())}
+                {field("source", "Scores are", s.source.name().to_string())}
                 {field("label", "Label column", s.label_column.clone().unwrap_or_else(|| "—".into()))}
                 {field("scores", "Score columns", s.score_columns.clone())}
                 {field("class_names", "Class names", class_names)}
@@ -155,7 +162,8 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
 /// mapping of the last read.
 #[component]
 fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
-    let m = client::current_mapping();
+    let opening = expect_context::<Opening>();
+    let m = opening.mapping();
     let delimiter = RwSignal::new(m.delimiter.clone().unwrap_or_default());
     let label = RwSignal::new(m.label.clone().unwrap_or_default());
     let source = RwSignal::new(m.source.clone().unwrap_or_default());
@@ -189,7 +197,7 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
             Err(message) => problem.set(Some(message)),
             Ok(_) => {
                 problem.set(None);
-                client::remap(request);
+                opening.remap(request);
             }
         }
     };
@@ -254,7 +262,7 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
                 {select("map-model", "Model column", model_col, &[(AUTO, "detect"), ("", "none (one model)")])}
                 {select("map-id", "Id column", id_col, &[(AUTO, "detect"), ("", "none")])}
                 <button id="map-apply" on:click=apply>"Read again"</button>
-                <button id="map-reset" on:click=move |_| client::remap(MappingOverride::default())>"Detect everything"</button>
+                <button id="map-reset" on:click=move |_| opening.remap(MappingOverride::default())>"Detect everything"</button>
             </div>
             {move || problem.get().map(|p| view! { <p class="map-error" id="map-error" role="alert">"This mapping cannot be used: " {p}</p> })}
         </details>

@@ -2,8 +2,10 @@
 //! chosen in the navigation (the audit: overview and reliability explorer, and the
 //! other views). No maths here: every number comes from the worker.
 
+mod call;
 mod chart;
 mod client;
+mod download;
 mod explorer;
 mod export;
 mod flips;
@@ -19,6 +21,7 @@ mod lab_ui;
 mod learn;
 mod learn_steps;
 mod mapping;
+mod opening;
 mod overview;
 mod panels;
 mod recal;
@@ -31,86 +34,49 @@ mod theme;
 mod verify;
 mod widgets;
 
-use crate::proto::MappingOverride;
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::File;
 
-use explorer::Explorer;
+use client::Client;
+use explorer::{Explorer, Tables};
+use export::Dropped;
+use flips_state::FlipsState;
 use mapping::MappingPanel;
+use opening::{files_of, Opening};
 use overview::Overview;
 use panels::{DropTarget, ErrorPanel, ProgressPanel, StatusBanner};
+use recal::RecalState;
+use share::Share;
 use store::{Store, View};
-
-/// The bundled example opened at start.
-const EXAMPLE: &str = "assets/examples/digits_zoo_probs.csv";
 
 pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-pub(crate) fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
-    let Some(list) = list else { return Vec::new() };
-    (0..list.length()).filter_map(|i| list.get(i)).collect()
-}
-
-/// Opens the bundled example (also offered by views that need several models).
-pub(crate) fn open_example() {
-    open_example_at(EXAMPLE);
-}
-
-/// Opens the bundled example at `path`.
-pub(crate) fn open_example_at(path: &'static str) {
-    client::busy(1);
-    wasm_bindgen_futures::spawn_local(async move {
-        match fetch_example(path).await {
-            Ok(file) => client::open(vec![file], MappingOverride::default()),
-            Err(e) => web_sys::console::warn_1(&e),
-        }
-        client::busy(-1);
-    });
-}
-
-async fn fetch_example(path: &str) -> Result<File, JsValue> {
-    let resp: web_sys::Response = JsFuture::from(window().fetch_with_str(path))
-        .await?
-        .dyn_into()?;
-    if !resp.ok() {
-        return Err(JsValue::from_str(&format!("HTTP {}", resp.status())));
-    }
-    let blob: web_sys::Blob = JsFuture::from(resp.blob()?).await?.dyn_into()?;
-    let parts = js_sys::Array::of1(&blob);
-    let name = path.rsplit('/').next().unwrap_or(path);
-    File::new_with_blob_sequence(&parts, name)
-}
-
+/// The page: every view's state is made here, once, and provided as context (a view
+/// switched away keeps its settings and answers).
 #[component]
 fn App() -> impl IntoView {
     let store = Store::new();
     provide_context(store);
-    flips_state::provide(store);
-    client::start(store);
-    recal::init(store);
+    let client = Client::start();
+    provide_context(client);
+    idle::install_hooks(client);
+    let opening = Opening::new(store, client);
+    provide_context(opening);
+    let flips = FlipsState::new(store, client);
+    provide_context(flips);
+    let recal = RecalState::new(store, client);
+    provide_context(recal);
     // the link's view, or the example audit
-    if share::start(store) {
-        open_example();
+    let (_, open_default) = Share::start(store, flips, recal.settings(), opening, client);
+    if open_default {
+        opening.open_example();
     }
     // the chosen reading's table, recomputed on every change (latest wins)
-    Effect::new(move |_| {
-        let has = store.summary.with(|s| s.is_some());
-        let (model, reading, binning, m) = (
-            store.model.get(),
-            store.reading.get(),
-            store.binning.get(),
-            store.m.get(),
-        );
-        if has {
-            client::compute(model, reading, binning, m);
-        }
-    });
+    provide_context(Tables::new(store, client));
     // drop anywhere on the page
+    let dropped = Dropped::from_context();
     let dragging = RwSignal::new(false);
     let _ = window_event_listener(leptos::ev::dragover, move |ev| {
         ev.prevent_default();
@@ -126,7 +92,7 @@ fn App() -> impl IntoView {
         dragging.set(false);
         let files = files_of(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
-            export::open_dropped(store, files);
+            dropped.open(files);
         }
     });
 

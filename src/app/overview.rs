@@ -2,25 +2,26 @@
 
 use crate::calib_badges;
 use crate::text;
+use calibscope_core::Kind;
 use leptos::prelude::*;
 
 use super::store::Store;
 use super::widgets::{get_path, help_header, num_view};
 
 /// The overview's columns: (metric doc key, path in the audit, shown as extra).
-fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
+fn overview_paths(kind: Kind, m: usize) -> Vec<(&'static str, String)> {
     let brier = match kind {
-        "binary" => (
+        Kind::Binary => (
             "readings.positive.brier".to_string(),
             format!("readings.positive.width.{m}."),
             ["cal", "ref", "res"],
         ),
-        "multiclass" => (
+        Kind::Multiclass => (
             "binning_free.brier_multiclass".to_string(),
             format!("readings.classwise.width.{m}."),
             ["cal_sum", "ref_sum", "res_sum"],
         ),
-        _ => (
+        Kind::TopLabel => (
             "readings.confidence.brier".to_string(),
             format!("readings.confidence.width.{m}."),
             ["cal", "ref", "res"],
@@ -38,7 +39,7 @@ fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
         ("nll", "binning_free.nll".into()),
         (
             "auc",
-            if kind == "binary" {
+            if kind == Kind::Binary {
                 "binning_free.auc".into()
             } else {
                 "binning_free.auc_macro".into()
@@ -58,7 +59,7 @@ fn overview_paths(kind: &str, m: usize) -> Vec<(&'static str, String)> {
         ("gain", "beyond_ece.gain".into()),
         (
             "cwauc",
-            if kind == "binary" {
+            if kind == Kind::Binary {
                 "cwauc.class1".into()
             } else {
                 "cwauc.macro".into()
@@ -85,7 +86,7 @@ pub fn Overview() -> impl IntoView {
     move || {
         let s = store.summary.get()?;
         let m = s.m_overview;
-        let cols = overview_paths(&s.kind, m);
+        let cols = overview_paths(s.kind, m);
         let headers = cols.iter().map(|(k, _)| help_header(k)).collect_view();
         // read in place: no copy of every model's audit JSON on each render
         let rows = store.audits.with(|audits| {
@@ -152,7 +153,7 @@ pub fn Overview() -> impl IntoView {
         Some(view! {
             <section class="overview" id="overview" aria-labelledby="overview-title">
                 <h2 id="overview-title">"Overview"</h2>
-                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind.as_str() { "binary" => "positive class", "multiclass" => "sum over classes", _ => "confidence reading" }} "). Hover or focus a heading for its meaning."</p>
+                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "). Hover or focus a heading for its meaning."</p>
                 <div class="scroll">
                     <table class="metrics">
                         <thead><tr><th scope="col">"Model"</th>{headers}</tr></thead>

@@ -4,13 +4,15 @@ use crate::text;
 use leptos::prelude::*;
 use web_sys::HtmlInputElement;
 
-use super::store::{Status, Store};
-use super::{client, files_of};
+use super::client::{Client, Status};
+use super::export::Dropped;
+use super::opening::{files_of, Opening};
+use super::store::Store;
 
 #[component]
 pub fn StatusBanner() -> impl IntoView {
-    let store = expect_context::<Store>();
-    move || match store.status.get() {
+    let client = expect_context::<Client>();
+    move || match client.status.get() {
         Status::Crashed(msg) => {
             let (title, fix) = text::error_help("panic");
             view! {
@@ -18,7 +20,7 @@ pub fn StatusBanner() -> impl IntoView {
                     <h2>{title}</h2>
                     <p class="detail">{msg}</p>
                     <p>{fix}</p>
-                    <button id="restart-worker" on:click=move |_| client::restart()>"Restart the worker"</button>
+                    <button id="restart-worker" on:click=move |_| client.restart()>"Restart the worker"</button>
                 </section>
             }
             .into_any()
@@ -37,11 +39,12 @@ pub fn StatusBanner() -> impl IntoView {
 #[component]
 pub fn DropTarget() -> impl IntoView {
     let store = expect_context::<Store>();
+    let dropped = Dropped::from_context();
     let on_change = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
         let files = files_of(input.files());
         if !files.is_empty() {
-            super::export::open_dropped(store, files);
+            dropped.open(files);
         }
         input.set_value("");
     };
@@ -111,6 +114,7 @@ fn mb(bytes: u64) -> String {
 #[component]
 pub fn ProgressPanel() -> impl IntoView {
     let store = expect_context::<Store>();
+    let opening = expect_context::<Opening>();
     move || {
         store.progress.get().map(|p| {
             let big = p.bytes_total > 2_000_000;
@@ -120,7 +124,7 @@ pub fn ProgressPanel() -> impl IntoView {
                     {big.then(|| view! {
                         <progress id="progress-bar" max=p.bytes_total.to_string() value=p.bytes_read.to_string()></progress>
                     })}
-                    <button id="cancel" on:click=move |_| client::cancel_current()>"Cancel"</button>
+                    <button id="cancel" on:click=move |_| opening.cancel()>"Cancel"</button>
                 </section>
             }
         })

@@ -4,10 +4,13 @@
 
 use crate::numfmt::{data_value, display};
 use crate::slider;
+use calibscope_audit::Method;
+use calibscope_core::binning::Binning;
+use calibscope_core::Kind;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::recal::{export, f64_at, int_view, rs, Answer, Want};
+use super::recal::{f64_at, int_view, Answer, RecalState, Want};
 use super::recal_ledger;
 use super::recal_views::{diagrams, maps_view, timing_view};
 use super::store::Store;
@@ -16,32 +19,23 @@ use super::widgets::{get_path, num_view};
 #[component]
 pub(super) fn Fitted(answer: Answer) -> impl IntoView {
     let store = expect_context::<Store>();
-    let r = rs();
+    let r = expect_context::<RecalState>();
     let prefix = store.prefix(answer.model);
     let sec = answer.section.clone();
     let vd = answer.view.clone();
     let binary = store
         .summary
-        .with_untracked(|s| s.as_ref().is_some_and(|s| s.kind == "binary"));
+        .with_untracked(|s| s.as_ref().is_some_and(|s| s.kind == Kind::Binary));
     let p = |k: &str| format!("{prefix}recalibration.{k}");
     let n_cal = get_path(&sec, "split.n_cal").and_then(Value::as_u64);
     let n_eval = get_path(&sec, "split.n_eval").and_then(Value::as_u64);
     // class counts and shares
-    let names: Vec<String> = get_path(&vd, "class_names")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|v| v.as_str().unwrap_or("").to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let counts = |which: &str| -> Vec<u64> {
-        get_path(&vd, &format!("class_counts.{which}"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).collect())
-            .unwrap_or_default()
-    };
-    let (cal_c, eval_c) = (counts("calibration"), counts("evaluation"));
+    let names = &vd.class_names;
+    let counts = |c: &[usize]| -> Vec<u64> { c.iter().map(|&c| c as u64).collect() };
+    let (cal_c, eval_c) = (
+        counts(&vd.class_counts.calibration),
+        counts(&vd.class_counts.evaluation),
+    );
     let share = |c: u64, total: Option<u64>| total.filter(|&t| t > 0).map(|t| c as f64 / t as f64);
     let class_rows = cal_c
         .iter()
@@ -88,16 +82,9 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
             </tr> }
         })
         .collect_view();
-    let curve: Vec<[f64; 2]> = get_path(&vd, "tau_curve")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| Some([p.get(0)?.as_f64()?, p.get(1)?.as_f64()?]))
-                .collect()
-        })
-        .unwrap_or_default();
+    let curve = &vd.tau_curve;
     let tau_svg =
-        (!curve.is_empty()).then(|| calibscope_charts::recal::tau_curve(&curve, tau, nll_t));
+        (!curve.is_empty()).then(|| calibscope_charts::recal::tau_curve(curve, tau, nll_t));
     let warnings = get_path(&sec, "warnings")
         .and_then(Value::as_array)
         .map(|a| {
@@ -166,7 +153,13 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
             <h3 id="recal-diagrams-title">"Before and after, on the evaluation split"</h3>
             <div class="controls" role="group" aria-label="Before/after diagram settings">
                 <label>"After "
-                    <select id="recal-after" prop:value=move || r.after.get() on:change=move |ev| r.after.set(event_target_value(&ev))>
+                    <select id="recal-after" prop:value=move || r.after.get().name()
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            if let Some(&m) = Method::ALL.iter().find(|m| m.name() == v) {
+                                r.after.set(m);
+                            }
+                        }>
                         <option value="temperature">"temperature"</option>
                         <option value="platt">"Platt"</option>
                         <option value="isotonic">"isotonic"</option>
@@ -174,8 +167,8 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
                 </label>
                 <fieldset class="toggle">
                     <legend>"Binning"</legend>
-                    <label><input type="radio" name="recal-binning" id="recal-binning-width" prop:checked=move || r.binning.get() == "width" on:change=move |_| r.binning.set("width".into())/>"equal-width"</label>
-                    <label><input type="radio" name="recal-binning" id="recal-binning-mass" prop:checked=move || r.binning.get() == "mass" on:change=move |_| r.binning.set("mass".into())/>"equal-mass"</label>
+                    <label><input type="radio" name="recal-binning" id="recal-binning-width" prop:checked=move || r.binning.get() == Binning::Width on:change=move |_| r.binning.set(Binning::Width)/>"equal-width"</label>
+                    <label><input type="radio" name="recal-binning" id="recal-binning-mass" prop:checked=move || r.binning.get() == Binning::Mass on:change=move |_| r.binning.set(Binning::Mass)/>"equal-mass"</label>
                 </fieldset>
                 <div class="slider">
                     <label for="recal-m-slider">"Bins m = " <output id="recal-m-value">{move || r.m.get()}</output></label>
@@ -189,7 +182,7 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
                         }/>
                 </div>
             </div>
-            {move || r.tables.get().map(|t| diagrams(&prefix, &t, &r.after.get()))}
+            {move || r.tables.get().map(|t| diagrams(&prefix, &t, r.after.get()))}
         </section>
         <section class="recal-ledger" aria-labelledby="recal-ledger-title">
             <h3 id="recal-ledger-title">"Ledger"</h3>
@@ -212,11 +205,11 @@ pub(super) fn Fitted(answer: Answer) -> impl IntoView {
             <h3 id="recal-downloads-title">"Downloads"</h3>
             <p class="sub">"Every input row in input order (ids kept), with a split column; the same files as "<code>"calibscope recalibrate --out FILE --params FILE"</code>"."</p>
             <div class="downloads">
-                {["temperature", "platt", "isotonic"].into_iter().map(|m| view! {
+                {Method::ALL.into_iter().map(|method| (method, method.name())).map(|(method, m)| view! {
                     <div class="download-group">
                         <strong>{m}</strong>
-                        <button id=format!("recal-download-csv-{m}") on:click=move |_| export(m.into(), Want::Csv)>"predictions (CSV)"</button>
-                        <button id=format!("recal-download-json-{m}") on:click=move |_| export(m.into(), Want::Json)>"parameters (JSON)"</button>
+                        <button id=format!("recal-download-csv-{m}") on:click=move |_| r.export(method, Want::Csv)>"predictions (CSV)"</button>
+                        <button id=format!("recal-download-json-{m}") on:click=move |_| r.export(method, Want::Json)>"parameters (JSON)"</button>
                     </div>
                 }).collect_view()}
             </div>

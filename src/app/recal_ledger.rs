@@ -7,11 +7,14 @@
 //! <binning>.<m>.<key>`).
 
 use crate::numfmt::{data_value, display};
-use crate::proto::RecalTable;
+use crate::proto::recal::Checks;
+use crate::proto::RecalView;
 use crate::text;
+use calibscope_audit::Method;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::recal::Tables;
 use super::widgets::{get_path, num_view};
 
 /// The sets of the ledger's columns: `(key, title)`.
@@ -168,12 +171,7 @@ fn method_undefined(section: &Value, set: &str) -> Option<String> {
 }
 
 /// The ledger: one row per metric, one column per set, regressions marked.
-pub fn ledger(
-    prefix: &str,
-    section: &Value,
-    binary: bool,
-    tables: Option<&(String, String, usize, Vec<RecalTable>)>,
-) -> AnyView {
+pub fn ledger(prefix: &str, section: &Value, binary: bool, tables: Option<&Tables>) -> AnyView {
     let mut body: Vec<AnyView> = Vec::new();
     let value = |set: &str, key: &str| -> Option<f64> {
         let path = if set == "before" {
@@ -233,7 +231,13 @@ pub fn ledger(
         );
         // CAL and REF of the Brier score, at the diagrams' bins, after the Brier row
         if r.help == "brier" {
-            if let Some((binning, reading, m, tables)) = tables {
+            if let Some(Tables {
+                binning,
+                reading,
+                m,
+                tables,
+            }) = tables
+            {
                 for (key, label, better, can) in [
                     ("cal", "Brier CAL", Better::Lower, "yes: the target"),
                     ("ref", "Brier REF", Better::Lower, "yes, either direction"),
@@ -243,14 +247,17 @@ pub fn ledger(
                             .iter()
                             .find(|t| t.set == set)
                             .and_then(|t| t.metrics.get(key))
-                            .and_then(Value::as_f64)
+                            .copied()
+                            .flatten()
                     };
                     let before = get("before");
                     let cells = SETS
                         .iter()
                         .map(|(set, _)| {
                             let path = format!(
-                                "{prefix}recalibration.{set}.binned.{reading}.{binning}.{m}.{key}"
+                                "{prefix}recalibration.{set}.binned.{}.{}.{m}.{key}",
+                                reading.name(),
+                                binning.name()
                             );
                             cell(
                                 set,
@@ -266,7 +273,7 @@ pub fn ledger(
                     body.push(
                         view! {
                             <tr data-row=key>
-                                <th scope="row">{label} <span class="sub">{format!(" ({reading}, {m} {binning} bins)")}</span></th>
+                                <th scope="row">{label} <span class="sub">{format!(" ({}, {m} {} bins)", reading.name(), binning.name())}</span></th>
                                 {cells}
                                 <td class="can-tau">{can}</td>
                             </tr>
@@ -322,7 +329,7 @@ fn signed(path: String, v: Option<f64>) -> AnyView {
 
 /// The invariance checks of temperature scaling (what must hold, what may not) and
 /// the same checks for Platt and isotonic.
-pub fn invariants(prefix: &str, section: &Value, view_data: &Value, binary: bool) -> AnyView {
+pub fn invariants(prefix: &str, section: &Value, view_data: &RecalView, binary: bool) -> AnyView {
     let t = "temperature";
     let must = {
         let mut items = vec![
@@ -425,32 +432,33 @@ pub fn invariants(prefix: &str, section: &Value, view_data: &Value, binary: bool
 }
 
 /// The same probability-level checks for every method, side by side.
-fn method_checks(prefix: &str, view_data: &Value, binary: bool) -> AnyView {
+fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
     let methods = [
-        ("temperature", "temperature"),
-        ("platt", "Platt"),
-        ("isotonic", "isotonic"),
+        (Method::Temperature, "temperature"),
+        (Method::Platt, "Platt"),
+        (Method::Isotonic, "isotonic"),
     ];
-    let get = |m: &str, k: &str| get_path(view_data, &format!("checks.{m}.{k}")).cloned();
-    let path = |m: &str, k: &str| format!("{prefix}recalibration.{m}.checks.{k}");
+    let checks = &view_data.checks;
+    let path = |m: Method, k: &str| format!("{prefix}recalibration.{}.checks.{k}", m.name());
     let bool_row = |key: &'static str,
                     label: &'static str,
                     holds: &'static str,
-                    breaks: &'static str| {
+                    breaks: &'static str,
+                    get: fn(&Checks) -> bool| {
         let cells = methods
             .iter()
-            .map(|(m, _)| match get(m, key).and_then(|v| v.as_bool()) {
+            .map(|&(m, _)| match checks.get(m).map(get) {
                 Some(b) => view! { <td><span class=if b { "badge ok" } else { "badge warn" } data-metric=path(m, key) data-value=b.to_string()>{if b { holds } else { breaks }}</span></td> }.into_any(),
                 None => view! { <td><span class="badge na" data-metric=path(m, key) data-value="null">"undefined"</span></td> }.into_any(),
             })
             .collect_view();
         view! { <tr><th scope="row">{label}</th>{cells}</tr> }
     };
-    let count_row = |key: &'static str, label: &'static str| {
+    let count_row = |key: &'static str, label: &'static str, get: fn(&Checks) -> usize| {
         let cells = methods
             .iter()
-            .map(|(m, _)| {
-                let v = get(m, key).and_then(|v| v.as_u64());
+            .map(|&(m, _)| {
+                let v = checks.get(m).map(get);
                 view! { <td><span class="num" data-metric=path(m, key) data-value=v.map_or("null".into(), |v| v.to_string())>{v.map_or("undefined".into(), |v| v.to_string())}</span></td> }
             })
             .collect_view();
@@ -461,9 +469,16 @@ fn method_checks(prefix: &str, view_data: &Value, binary: bool) -> AnyView {
     } else {
         "auc_macro_change"
     };
+    let auc = |c: &Checks| {
+        if binary {
+            c.auc_change_per_class.get(1).copied().flatten()
+        } else {
+            c.auc_macro_change
+        }
+    };
     let auc_cells = methods
         .iter()
-        .map(|(m, _)| view! { <td>{signed(path(m, auc_key), get_path(view_data, &format!("checks.{m}.{auc_key}")).and_then(Value::as_f64))}</td> })
+        .map(|&(m, _)| view! { <td>{signed(path(m, auc_key), checks.get(m).and_then(auc))}</td> })
         .collect_view();
     let heads = methods
         .iter()
@@ -475,11 +490,11 @@ fn method_checks(prefix: &str, view_data: &Value, binary: bool) -> AnyView {
             <table class="method-checks" id="recal-method-checks">
                 <thead><tr><th scope="col">"check"</th>{heads}</tr></thead>
                 <tbody>
-                    {bool_row("argmax_identical", "decisions (argmax) unchanged", "unchanged", "moved")}
-                    {count_row("argmax_changed_rows", "rows whose decision moved")}
-                    {bool_row("accuracy_identical", "accuracy unchanged", "unchanged", "changed")}
-                    {count_row("distinct_before", if binary { "distinct values of p before" } else { "distinct confidences before" })}
-                    {count_row("distinct_after", "distinct values after (fewer: ties created)")}
+                    {bool_row("argmax_identical", "decisions (argmax) unchanged", "unchanged", "moved", |c| c.argmax_identical)}
+                    {count_row("argmax_changed_rows", "rows whose decision moved", |c| c.argmax_changed_rows)}
+                    {bool_row("accuracy_identical", "accuracy unchanged", "unchanged", "changed", |c| c.accuracy_identical)}
+                    {count_row("distinct_before", if binary { "distinct values of p before" } else { "distinct confidences before" }, |c| c.distinct_before)}
+                    {count_row("distinct_after", "distinct values after (fewer: ties created)", |c| c.distinct_after)}
                     <tr><th scope="row">{if binary { "AUC change (p)" } else { "macro AUC change" }}</th>{auc_cells}</tr>
                 </tbody>
             </table>

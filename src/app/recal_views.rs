@@ -2,26 +2,29 @@
 //! fitted maps and the worker's timing (from the worker's answers; no maths here).
 
 use crate::numfmt::{count, data_value, display};
-use crate::proto::Row;
+use crate::proto::recal::MapAxis;
+use crate::proto::{Reading, RecalView, Row};
+use calibscope_audit::Method;
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use super::chart;
-use super::recal::{f64_at, Tables};
-use super::widgets::{get_path, num_view};
+use super::recal::Tables;
+use super::widgets::num_view;
 
 /// The worker's time for the parts of the answer (`view.timing`).
-pub fn timing_view(prefix: &str, vd: &Value) -> AnyView {
+pub fn timing_view(prefix: &str, vd: &RecalView) -> AnyView {
+    let t = vd.timing;
     let items = [
-        ("fit_ms", "temperature fit"),
-        ("temperature_ms", "split + temperature fit and checks"),
-        ("first_ms", "first answer"),
-        ("maps_ms", "Platt + isotonic fits"),
-        ("full_ms", "second answer"),
+        ("fit_ms", "temperature fit", t.fit_ms),
+        ("temperature_ms", "split + temperature fit and checks", t.temperature_ms),
+        ("first_ms", "first answer", t.first_ms),
+        ("maps_ms", "Platt + isotonic fits", t.maps_ms),
+        ("full_ms", "second answer", t.full_ms),
     ]
     .into_iter()
-    .filter_map(|(k, label)| {
-        let v = f64_at(vd, &format!("timing.{k}"))?;
+    .filter_map(|(k, label, v)| {
+        let v = v?;
         Some(view! { <span class="pc">{label} " " <span class="num" data-metric=format!("{prefix}recalibration.timing.{k}") data-value=data_value(Some(v))>{format!("{v:.0}")}</span>" ms"</span> })
     })
     .collect_view();
@@ -29,9 +32,15 @@ pub fn timing_view(prefix: &str, vd: &Value) -> AnyView {
 }
 
 /// BEFORE and AFTER diagrams side by side (same bins, same axes) and both tables.
-pub fn diagrams(prefix: &str, t: &Tables, after: &str) -> AnyView {
-    let (binning, reading, m, tables) = t;
-    let label = if reading == "positive" {
+pub fn diagrams(prefix: &str, t: &Tables, after: Method) -> AnyView {
+    let Tables {
+        binning,
+        reading,
+        m,
+        tables,
+    } = t;
+    let (binning, reading, m) = (*binning, *reading, *m);
+    let label = if reading == Reading::Positive {
         "P(y = 1)"
     } else {
         "confidence (top label)"
@@ -44,13 +53,17 @@ pub fn diagrams(prefix: &str, t: &Tables, after: &str) -> AnyView {
             return view! { <div class="half"><h4>{title.to_string()}</h4><p class="notice">"undefined: " {why.clone()}</p></div> }.into_any();
         }
         let drawn = chart::reliability(&tab.rows, label);
-        let base = format!("{prefix}recalibration.{set}.binned.{reading}.{binning}.{m}");
-        let ece = tab.metrics.get("ece").and_then(Value::as_f64);
+        let base = format!(
+            "{prefix}recalibration.{set}.binned.{}.{}.{m}",
+            reading.name(),
+            binning.name()
+        );
+        let ece = tab.metrics.get("ece").copied().flatten();
         view! {
             <div class="half" data-set=set.to_string()>
                 <h4>{title.to_string()} " · ECE " {num_view(format!("{base}.ece"), ece, "undefined without samples")}</h4>
                 <div class="chart" role="img" id=format!("recal-chart-{set}")
-                    aria-label=format!("Reliability diagram {title} with {m} {binning} bins")>
+                    aria-label=format!("Reliability diagram {title} with {m} {} bins", binning.name())>
                     <div class="svg" inner_html=drawn.svg></div>
                 </div>
                 {table_view(&base, binning, &tab.rows, set)}
@@ -59,14 +72,14 @@ pub fn diagrams(prefix: &str, t: &Tables, after: &str) -> AnyView {
         .into_any()
     };
     let after_title = match after {
-        "platt" => "AFTER (Platt)",
-        "isotonic" => "AFTER (isotonic)",
-        _ => "AFTER (temperature)",
+        Method::Platt => "AFTER (Platt)",
+        Method::Isotonic => "AFTER (isotonic)",
+        Method::Temperature => "AFTER (temperature)",
     };
     view! {
         <div class="before-after">
             {one("before", "BEFORE")}
-            {one(after, after_title)}
+            {one(after.name(), after_title)}
         </div>
         <p class="legend">"Same evaluation rows, same bins and axes; bars: accuracy per bin · dots: (mean forecast, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
     }
@@ -76,8 +89,8 @@ pub fn diagrams(prefix: &str, t: &Tables, after: &str) -> AnyView {
 /// Rows of each before/after table shown.
 const TABLE_ROWS: usize = 100;
 
-fn table_view(base: &str, binning: &str, rows: &[Row], set: &str) -> AnyView {
-    let (lo_key, hi_key) = if binning == "width" {
+fn table_view(base: &str, binning: Binning, rows: &[Row], set: &str) -> AnyView {
+    let (lo_key, hi_key) = if binning == Binning::Width {
         ("lower_edge", "upper_edge")
     } else {
         ("u_min", "u_max")
@@ -110,34 +123,22 @@ fn table_view(base: &str, binning: &str, rows: &[Row], set: &str) -> AnyView {
 }
 
 /// The fitted map of each method, drawn from the worker's curves.
-pub fn maps_view(vd: &Value, binary: bool) -> AnyView {
-    let points = |v: &Value| -> Vec<[f64; 2]> {
-        v.as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|p| Some([p.get(0)?.as_f64()?, p.get(1)?.as_f64()?]))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let figs = [("temperature", "temperature"), ("platt", "Platt"), ("isotonic", "isotonic")]
+pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
+    let figs = [(Method::Temperature, "temperature"), (Method::Platt, "Platt"), (Method::Isotonic, "isotonic")]
         .into_iter()
-        .map(|(m, title)| {
-            let Some(map) = get_path(vd, &format!("maps.{m}")) else {
+        .map(|(method, title)| {
+            let Some(map) = vd.maps.get(method) else {
                 return view! { <figure class="map"><figcaption>{title}": undefined"</figcaption></figure> }.into_any();
             };
-            let curves: Vec<(usize, Vec<[f64; 2]>)> = map
-                .get("curves")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().map(|c| (c["class"].as_u64().unwrap_or(0) as usize, points(&c["points"]))).collect())
-                .unwrap_or_default();
-            let scatter = map.get("scatter").map(points).unwrap_or_default();
-            let x = match map.get("x").and_then(Value::as_str) {
-                Some("s") => "raw score s (logit)",
-                Some("z_r") => "raw logit z_r (one-vs-rest)",
-                _ => "raw top-label confidence",
+            let curves: Vec<(usize, Vec<[f64; 2]>)> =
+                map.curves.iter().map(|c| (c.class, c.points.clone())).collect();
+            let scatter = &map.scatter;
+            let x = match map.x {
+                MapAxis::S => "raw score s (logit)",
+                MapAxis::ZR => "raw logit z_r (one-vs-rest)",
+                MapAxis::Confidence => "raw top-label confidence",
             };
-            let svg = calibscope_charts::recal::fitted_map(x, &curves, &scatter);
+            let svg = calibscope_charts::recal::fitted_map(x, &curves, scatter);
             let note = if binary {
                 String::new()
             } else if scatter.is_empty() {
@@ -145,6 +146,7 @@ pub fn maps_view(vd: &Value, binary: bool) -> AnyView {
             } else {
                 " — evaluation rows: raw confidence → recalibrated probability of the same class (no single score map exists for softmax(z/τ))".to_string()
             };
+            let m = method.name();
             view! {
                 <figure class="map" id=format!("recal-map-{m}")>
                     <div class="svg" role="img" aria-label=format!("Fitted map of {title}") inner_html=svg></div>

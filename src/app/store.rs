@@ -1,8 +1,9 @@
 //! The page's state: signals shared by every view (provided as context).
 
-use crate::proto::{ErrorItem, Limits, Row, Summary};
+use crate::proto::{ErrorItem, Limits, Metrics, Reading, Row, Summary};
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The views of the page, chosen in the navigation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,21 +64,9 @@ impl View {
     }
 }
 
-/// The worker's state.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Status {
-    Starting,
-    Ready,
-    /// The worker panicked or stopped; the page offers a restart.
-    Crashed(String),
-    /// The worker speaks another protocol version.
-    Incompatible,
-}
-
 /// Reading progress of the open in flight.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProgressView {
-    pub id: u64,
     pub file: String,
     pub bytes_read: u64,
     pub bytes_total: u64,
@@ -98,25 +87,24 @@ pub struct ErrorView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Computed {
     pub model: usize,
-    pub reading: String,
-    pub binning: String,
+    pub reading: Reading,
+    pub binning: Binning,
     pub m: usize,
     pub rows: Vec<Row>,
-    pub metrics: Map<String, Value>,
+    pub metrics: Metrics,
     pub nonempty_bins: usize,
 }
 
 /// Every signal of the page.
 #[derive(Clone, Copy)]
 pub struct Store {
-    pub status: RwSignal<Status>,
     pub summary: RwSignal<Option<Summary>>,
     pub audits: RwSignal<Vec<Value>>,
     pub error: RwSignal<Option<ErrorView>>,
     pub progress: RwSignal<Option<ProgressView>>,
     pub model: RwSignal<usize>,
-    pub reading: RwSignal<String>,
-    pub binning: RwSignal<String>,
+    pub reading: RwSignal<Reading>,
+    pub binning: RwSignal<Binning>,
     pub m: RwSignal<usize>,
     pub computed: RwSignal<Option<Computed>>,
     /// Whether the example is shown (no file of the user's yet).
@@ -134,14 +122,13 @@ pub struct Store {
 impl Store {
     pub fn new() -> Store {
         Store {
-            status: RwSignal::new(Status::Starting),
             summary: RwSignal::new(None),
             audits: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
             progress: RwSignal::new(None),
             model: RwSignal::new(0),
-            reading: RwSignal::new("confidence".into()),
-            binning: RwSignal::new("width".into()),
+            reading: RwSignal::new(Reading::Confidence),
+            binning: RwSignal::new(Binning::Width),
             m: RwSignal::new(15),
             computed: RwSignal::new(None),
             example: RwSignal::new(true),
@@ -162,7 +149,7 @@ impl Store {
     pub fn load(&self, summary: Summary, audits: Vec<Value>) {
         self.unload();
         self.model.set(0);
-        self.reading.set("confidence".into());
+        self.reading.set(Reading::Confidence);
         self.m.set(summary.m_overview);
         self.audits.set(audits);
         self.summary.set(Some(summary));

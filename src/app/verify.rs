@@ -6,126 +6,81 @@
 //! record computed under an earlier version of the metric contract has its values
 //! moved only by a definition change listed as such, with the change.
 
-use std::cell::Cell;
-
-use crate::proto::{CheckItem, FromWorker, ToWorker};
+use crate::proto::{CheckItem, CheckStatus, FromWorker, ToWorker};
 use leptos::prelude::*;
-use serde_json::Value;
 use web_sys::File;
 
+use super::call::{Call, Mode};
+use super::client::{Reply, Request};
+use super::download::download_text;
+use super::opening::files_of;
+use super::share::{RecordOf, Share};
 use super::store::Store;
-use super::{client, files_of, flips_export, share};
 
 /// The outcome of a verification.
 #[derive(Clone, Debug, PartialEq)]
-struct Verified {
+pub struct Verified {
     record_file: String,
     producer: String,
     checks: Vec<CheckItem>,
     notes: Vec<String>,
 }
 
-#[derive(Clone, Copy)]
-struct VerifyState {
-    result: RwSignal<Option<Verified>>,
-    status: RwSignal<String>,
-}
+/// Verify the record among `files` against the data files among them.
+pub struct VerifyFiles(Vec<File>);
 
-thread_local! {
-    static STATE: Cell<Option<VerifyState>> = const { Cell::new(None) };
-    /// The record and verify requests in flight.
-    static ASKED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
-}
+impl Request for VerifyFiles {
+    type Answer = Verified;
 
-/// An answer of the worker (called by the client).
-pub fn answer(msg: FromWorker) {
-    let Some(st) = STATE.with(|s| s.get()) else {
-        return;
-    };
-    let (record_id, verify_id) = ASKED.with(|a| a.get());
-    match msg {
-        FromWorker::Record { id, record } if id == record_id => {
-            let name = super::export::stem(&record);
-            let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-            flips_export::download_text(&format!("{name}.record.json"), "application/json", &text);
-            st.status.set(format!("Saved {name}.record.json."));
-        }
-        FromWorker::Verified {
-            id,
-            record_file,
-            producer,
-            checks,
-            notes,
-        } if id == verify_id => {
-            st.status.set(String::new());
-            st.result.set(Some(Verified {
+    fn message(&self, id: u64) -> ToWorker {
+        ToWorker::Verify { id }
+    }
+
+    fn files(&self) -> Vec<File> {
+        self.0.clone()
+    }
+
+    fn answer(&self, msg: FromWorker) -> Option<Reply<Verified>> {
+        match msg {
+            FromWorker::Verified {
                 record_file,
                 producer,
                 checks,
                 notes,
-            }));
+                ..
+            } => Some(Reply::Done(Verified {
+                record_file,
+                producer,
+                checks,
+                notes,
+            })),
+            _ => None,
         }
-        FromWorker::Record { id, record } => {
-            super::export::answer(id, &record);
-        }
-        _ => {}
     }
 }
 
-/// A failed request (called by the client).
-pub fn failed(id: u64, message: &str) {
-    let Some(st) = STATE.with(|s| s.get()) else {
-        return;
-    };
-    let (record_id, verify_id) = ASKED.with(|a| a.get());
-    if id == record_id || id == verify_id {
-        st.status.set(message.to_string());
-    }
-}
-
-fn verify_files(files: Vec<File>) {
-    if files.is_empty() {
-        return;
-    }
-    if let Some(st) = STATE.with(|s| s.get()) {
-        st.result.set(None);
-        st.status.set("Recomputing the record…".into());
-    }
-    let id = client::request_files(|id| ToWorker::Verify { id }, files);
-    ASKED.with(|a| a.set((a.get().0, id)));
-}
-
-fn short(v: &Option<Value>) -> String {
+/// A value's JSON text, cut after 60 characters.
+fn short(v: &Option<String>) -> String {
     match v {
         None => "—".into(),
-        Some(v) => {
-            let s = v.to_string();
-            if s.chars().count() > 60 {
-                format!("{}…", s.chars().take(60).collect::<String>())
-            } else {
-                s
-            }
+        Some(s) if s.chars().count() > 60 => {
+            format!("{}…", s.chars().take(60).collect::<String>())
         }
+        Some(s) => s.clone(),
     }
-}
-
-/// Identical, equal up to floating-point rounding, or moved only by a definition
-/// change of the metric contract (verified).
-fn verified(c: &CheckItem) -> bool {
-    matches!(c.status.as_str(), "identical" | "rounding" | "definition")
 }
 
 fn check_row(c: CheckItem) -> impl IntoView {
-    let ok = c.status == "identical";
-    let mark = match c.status.as_str() {
-        "identical" => "✓ identical".to_string(),
-        "rounding" => "✓ equal up to floating-point rounding".to_string(),
-        "definition" => format!("✓ {}", c.note.clone().unwrap_or_default()),
-        "differs" => "✗ differs".to_string(),
-        _ => "✗ missing".to_string(),
+    let ok = c.status == CheckStatus::Identical;
+    let mark = match c.status {
+        CheckStatus::Identical => "✓ identical".to_string(),
+        CheckStatus::Rounding => "✓ equal up to floating-point rounding".to_string(),
+        CheckStatus::Definition => format!("✓ {}", c.note.clone().unwrap_or_default()),
+        CheckStatus::Differs => "✗ differs".to_string(),
+        CheckStatus::Missing | CheckStatus::Extra => "✗ missing".to_string(),
     };
     view! {
-        <tr data-path=c.path.clone() data-status=c.status.clone() class:bad=!verified(&c)>
+        <tr data-path=c.path.clone() data-status=c.status.name() class:bad=!c.status.verified()>
             <th scope="row"><code>{c.path.clone()}</code></th>
             <td class="mark">{mark}</td>
             <td data-recorded=short(&c.recorded)>{short(&c.recorded)}</td>
@@ -136,9 +91,10 @@ fn check_row(c: CheckItem) -> impl IntoView {
 
 fn result_view(v: Verified) -> impl IntoView {
     let total = v.checks.len();
-    let failed = v.checks.iter().filter(|c| !verified(c)).count();
-    let rounding = v.checks.iter().filter(|c| c.status == "rounding").count();
-    let changed = v.checks.iter().filter(|c| c.status == "definition").count();
+    let count = |s: CheckStatus| v.checks.iter().filter(|c| c.status == s).count();
+    let failed = v.checks.iter().filter(|c| !c.status.verified()).count();
+    let rounding = count(CheckStatus::Rounding);
+    let changed = count(CheckStatus::Definition);
     let changed_text = if changed > 0 {
         format!(", {changed} of them moved only because a definition of the metric contract changed since the record was written")
     } else {
@@ -147,10 +103,10 @@ fn result_view(v: Verified) -> impl IntoView {
     let bad = failed > 0;
     // differences first, then definition changes, rounding, identical values
     let mut checks = v.checks;
-    checks.sort_by_key(|c| match c.status.as_str() {
-        "identical" => 3,
-        "rounding" => 2,
-        "definition" => 1,
+    checks.sort_by_key(|c| match c.status {
+        CheckStatus::Identical => 3,
+        CheckStatus::Rounding => 2,
+        CheckStatus::Definition => 1,
         _ => 0,
     });
     let rows = checks.into_iter().map(check_row).collect_view();
@@ -179,15 +135,38 @@ fn result_view(v: Verified) -> impl IntoView {
 #[component]
 pub fn Records() -> impl IntoView {
     let store = expect_context::<Store>();
-    let st = VerifyState {
-        result: RwSignal::new(None),
-        status: RwSignal::new(String::new()),
+    let share = expect_context::<Share>();
+    let client = expect_context();
+    let status = RwSignal::new(String::new());
+    let record = Call::<RecordOf>::handled(client, Mode::Latest, move |reply| match reply {
+        Reply::Done(text) => {
+            let name = super::export::stem_of_text(&text);
+            download_text(&format!("{name}.record.json"), "application/json", &text);
+            status.set(format!("Saved {name}.record.json."));
+        }
+        Reply::Failed(f) => status.set(f.message),
+        _ => {}
+    });
+    let result = RwSignal::new(None::<Verified>);
+    let verify = Call::<VerifyFiles>::handled(client, Mode::Latest, move |reply| match reply {
+        Reply::Done(v) => {
+            status.set(String::new());
+            result.set(Some(v));
+        }
+        Reply::Failed(f) => status.set(f.message),
+        _ => {}
+    });
+    let verify_files = move |files: Vec<File>| {
+        if files.is_empty() {
+            return;
+        }
+        result.set(None);
+        status.set("Recomputing the record…".into());
+        verify.send(VerifyFiles(files));
     };
-    STATE.with(|s| s.set(Some(st)));
     let download = move |_| {
-        st.status.set("Writing the record…".into());
-        let id = client::request(share::record_request);
-        ASKED.with(|a| a.set((id, a.get().1)));
+        status.set("Writing the record…".into());
+        record.send(share.record_request());
     };
     let on_pick = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -214,8 +193,8 @@ pub fn Records() -> impl IntoView {
                     <input id="verify-input" type="file" multiple on:change=on_pick/>
                 </label>
             </div>
-            <p class="status" role="status" id="verify-status">{move || st.status.get()}</p>
-            {move || st.result.get().map(result_view)}
+            <p class="status" role="status" id="verify-status">{move || status.get()}</p>
+            {move || result.get().map(result_view)}
         </section>
     }
 }

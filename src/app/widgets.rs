@@ -3,6 +3,7 @@
 
 use crate::numfmt::{data_value, display};
 use crate::{slider, text};
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
 use super::store::Store;
@@ -82,19 +83,20 @@ pub fn m_slider(id: &'static str, m: RwSignal<usize>, steps: Memo<Vec<usize>>) -
 
 /// The equal-width / equal-mass radio pair setting `binning`; ids `<id>-width` and
 /// `<id>-mass`, radio group name `<id>`.
-pub fn binning_toggle(id: &'static str, binning: RwSignal<String>) -> impl IntoView {
-    let radio = move |value: &'static str, label: &'static str| {
+pub fn binning_toggle(id: &'static str, binning: RwSignal<Binning>) -> impl IntoView {
+    let radio = move |b: Binning, label: &'static str| {
+        let value = b.name();
         view! {
             <label><input type="radio" name=id id=format!("{id}-{value}") value=value
-                prop:checked=move || binning.get() == value
-                on:change=move |_| binning.set(value.into())/>{label}</label>
+                prop:checked=move || binning.get() == b
+                on:change=move |_| binning.set(b)/>{label}</label>
         }
     };
     view! {
         <fieldset class="toggle">
             <legend>"Binning"</legend>
-            {radio("width", "equal-width")}
-            {radio("mass", "equal-mass")}
+            {radio(Binning::Width, "equal-width")}
+            {radio(Binning::Mass, "equal-mass")}
         </fieldset>
     }
 }
