@@ -11,7 +11,9 @@
 use crate::labs::{LabAnswer, LabRequest};
 use leptos::prelude::*;
 
-use super::lab_ui::{self, chart, choice, mc, num, number, Axis, Call};
+use super::lab_ui::{self, chart, choice, mc, num, number, Call};
+use calibscope_charts::palette::Ink;
+use calibscope_charts::small::{self, Axis, Series};
 
 const STRATEGIES: [(&str, &str); 4] = [
     ("honest", "honest (report p*)"),
@@ -193,22 +195,31 @@ fn exact_conditioning() -> impl IntoView {
                 .map(|p| (p.n as f64, f(p)))
                 .collect::<Vec<_>>()
         };
-        lab_ui::lines(
+        let line = |ink, dotted, legend, points| Series {
+            ink,
+            dotted,
+            legend,
+            points,
+        };
+        small::lines(
             &[
-                ("a", "truthful (exact)", pick(|p| p.truthful)),
-                (
-                    "a dots",
+                line(Ink::A, false, "truthful (exact)", pick(|p| p.truthful)),
+                line(
+                    Ink::A,
+                    true,
                     "truthful (simulated)",
                     pick(|p| p.sim_truthful.mean),
                 ),
-                (
-                    "c dots",
+                line(
+                    Ink::C,
+                    true,
                     "truthful, m bins (simulated)",
                     pick(|p| p.sim_binned.mean),
                 ),
-                ("b", "constant (exact)", pick(|p| p.constant)),
-                (
-                    "b dots",
+                line(Ink::B, false, "constant (exact)", pick(|p| p.constant)),
+                line(
+                    Ink::B,
+                    true,
                     "constant (simulated)",
                     pick(|p| p.sim_constant.mean),
                 ),
