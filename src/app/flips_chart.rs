@@ -135,7 +135,7 @@ fn file_name(st: FlipsState, ext: &str) -> String {
     format!(
         "calibscope-flips-{}-{}.{ext}",
         st.metric.get_untracked(),
-        st.binning.get_untracked()
+        st.binning.get_untracked().name()
     )
 }
 

@@ -9,6 +9,7 @@
 //! `lab.truth.exact.<truthful|constant>.<n>` and `lab.truth.exact.sim.<truthful|constant|binned>.<n>.mean|se`.
 
 use crate::labs::{LabAnswer, LabRequest};
+use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
 use super::lab_ui::{self, chart, choice, mc, num, number, Call};
@@ -179,7 +180,7 @@ const EXPECTATION_MATH: &str = r#"<math display="block"><mrow><mi mathvariant="n
 fn exact_conditioning() -> impl IntoView {
     const NS: [usize; 7] = [10, 30, 100, 300, 1000, 3000, 10_000];
     let m = RwSignal::new(15.0);
-    let call = Call::new().auto(move || LabRequest::ExactConditioning {
+    let call = lab_ui::call().auto(move || LabRequest::ExactConditioning {
         ns: NS.to_vec(),
         m: m.get() as usize,
         reps: 200,
@@ -296,13 +297,13 @@ pub fn TruthLab() -> impl IntoView {
             p.iter().all(|x| (0.0..=1.0).contains(x)) && (p.iter().sum::<f64>() - 1.0).abs() < 1e-6;
         ok.then_some(p)
     });
-    let call = Call::new().auto(move || LabRequest::Truth {
+    let call = lab_ui::call().auto(move || LabRequest::Truth {
         p_star: p.get().to_vec(),
         temperature: temperature.get(),
         grid: grid.get() as u32,
         n: n.get() as usize,
         m: m.get() as usize,
-        binning: binning.get(),
+        binning: Binning::from_name(&binning.get()).unwrap_or(Binning::Width),
         reps: reps.get() as usize,
         seed: 1,
     });
