@@ -11,6 +11,7 @@
 
 use calibscope_app::engine::Session;
 use calibscope_app::flips::FlipsRequest;
+use calibscope_core::binning::Binning;
 use std::fmt::Write;
 use std::time::Instant;
 
@@ -92,7 +93,7 @@ fn main() {
     let mut ask = |request: FlipsRequest| s.flips(1, 1, &request).to_json().len();
     let curve = |metric: &str, binning: &str| FlipsRequest::Curve {
         metric: metric.into(),
-        binning: binning.into(),
+        binning: Binning::from_name(binning).expect("a binning"),
     };
     // the first curve also builds the models' indices (once per data set)
     time("first curve (indices built)", 1, || {
@@ -111,14 +112,14 @@ fn main() {
     time("ranking at m = 20 vs 2000 (slider step)", 20, || {
         ask(FlipsRequest::Rank {
             metric: "confce_corr".into(),
-            binning: "mass".into(),
+            binning: Binning::Mass,
             m: 20,
             m_ref: 2000,
         })
     });
     time("Spearman matrices {5, 20, 2000}, every metric", 5, || {
         ask(FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5, 20, 2000],
         })
     });

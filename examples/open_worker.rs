@@ -10,7 +10,8 @@
 //! (e.g. the inputs of `node bench/gen_scale.mjs bench/out/scale`)
 
 use calibscope_app::engine::{self, Session};
-use calibscope_app::proto::{Limits, MappingOverride};
+use calibscope_app::proto::{Limits, MappingOverride, Reading};
+use calibscope_core::binning::Binning;
 use calibscope_io::{Options, Parser};
 use std::io::Read;
 use std::time::Instant;
@@ -85,12 +86,12 @@ fn main() {
     let m_max = session.n().min(2000);
     let steps = calibscope_app::slider::steps(m_max, &session.m_values());
     let large: Vec<usize> = steps.iter().rev().take(4).copied().collect();
-    for (binning, m) in ["width", "mass"]
+    for (binning, m) in Binning::ALL
         .into_iter()
         .flat_map(|b| large.iter().map(move |&m| (b, m)))
     {
-        let answer = phase(&format!("compute {binning} m = {m}"), || {
-            session.compute(2, 2, 0, "confidence", binning, m)
+        let answer = phase(&format!("compute {} m = {m}", binning.name()), || {
+            session.compute(2, 2, 0, Reading::Confidence, binning, m)
         });
         let json = phase("  its JSON", || answer.to_json());
         let back = phase("  decoded (serde_json, as the page)", || {

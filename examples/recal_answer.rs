@@ -136,7 +136,12 @@ fn main() {
             std::hint::black_box(session.recalibrate_maps(1, 1));
         });
         let tables = min_ms(reps, || {
-            std::hint::black_box(session.recal_tables(2, 1, "width", 15));
+            std::hint::black_box(session.recal_tables(
+                2,
+                1,
+                calibscope_core::binning::Binning::Width,
+                15,
+            ));
         });
         println!(
             "{name} (n_cal = {}, tau* = {tau:.6}):",

@@ -13,8 +13,8 @@ use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
 
 use crate::proto::{
-    self, CandidateItem, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Reading, Row,
-    Summary,
+    self, CandidateItem, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Metrics,
+    Reading, Row, Summary,
 };
 
 pub mod recal;
@@ -131,8 +131,8 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
         name: d.name.clone(),
         files: d.files.clone(),
         format: d.format.name().to_string(),
-        kind: first.kind().name().to_string(),
-        source: first.source().name().to_string(),
+        kind: first.kind(),
+        source: first.source(),
         n: first.n(),
         k: first.k,
         columns: first.columns(),
@@ -317,17 +317,11 @@ impl Session {
         id: u64,
         gen: u64,
         model: usize,
-        reading_name: &str,
-        binning_name: &str,
+        reading: Reading,
+        binning: Binning,
         m: usize,
     ) -> FromWorker {
         let bad = |msg: String| worker_error(id, proto::codes::BAD_PARAMETERS, msg);
-        let Some(reading) = Reading::parse(reading_name) else {
-            return bad(format!("unknown reading {reading_name:?}"));
-        };
-        let Some(binning) = Binning::from_name(binning_name) else {
-            return bad(format!("unknown binning {binning_name:?}"));
-        };
         if m == 0 || m > M_SLIDER_MAX.max(2 * self.n()) {
             return bad(format!("bin count {m} is outside 1..{}", M_SLIDER_MAX));
         }
@@ -368,8 +362,8 @@ impl Session {
             id,
             gen,
             model,
-            reading: reading.name(),
-            binning: binning.name().to_string(),
+            reading,
+            binning,
             m,
             rows,
             metrics,
@@ -391,12 +385,15 @@ fn table(
     n: usize,
     confidence_accuracy: Option<Option<f64>>,
     intervals: &mut IntervalCache,
-) -> (Vec<Row>, serde_json::Map<String, Value>, usize) {
+) -> (Vec<Row>, Metrics, usize) {
     let (rows, t) = reliability_table_cached(&index.sorted, binning, m, intervals);
     let rows: Vec<Row> = rows.into_iter().map(Row::from).collect();
     let corrected = confidence_accuracy
         .map(|accuracy| calibscope_core::truthful::confce_corrected(t.lince, n, accuracy));
-    let metrics = binned_metrics_json(&t, index.brier, corrected);
+    let metrics = binned_metrics_json(&t, index.brier, corrected)
+        .into_iter()
+        .map(|(k, v)| (k, v.as_f64()))
+        .collect();
     (rows, metrics, t.nonempty_bins)
 }
 
@@ -442,14 +439,15 @@ mod tests {
                 serde_json::from_str(&std::fs::read_to_string(dir.join(expected)).unwrap())
                     .unwrap();
             let mut s = Session::new(ds);
-            for binning in ["width", "mass"] {
+            for binning in Binning::ALL {
                 for m in want["m_values"].as_array().unwrap() {
                     let m = m.as_u64().unwrap() as usize;
                     let FromWorker::Computed { metrics, rows, .. } =
-                        s.compute(1, 1, 0, "confidence", binning, m)
+                        s.compute(1, 1, 0, Reading::Confidence, binning, m)
                     else {
                         panic!("compute failed")
                     };
+                    let binning = binning.name();
                     let e = &want["readings"]["confidence"][binning][m.to_string()];
                     for key in [
                         "ece",
@@ -461,7 +459,7 @@ mod tests {
                         "res",
                         "confce_corr",
                     ] {
-                        let (g, w) = (metrics[key].as_f64(), e[key].as_f64());
+                        let (g, w) = (metrics[key], e[key].as_f64());
                         match (g, w) {
                             (Some(g), Some(w)) => {
                                 assert!(close(g, w), "{file} {binning} {m} {key}: {g} vs {w}")
@@ -563,20 +561,30 @@ mod tests {
         let p = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
         let ds = assemble(vec![parse(&p, 1 << 16)], &Options::default()).unwrap();
         let mut s = Session::new(ds);
-        for (model, reading, binning, m) in [
-            (0, "class:0", "width", 10),
-            (0, "positive", "width", 10),
-            (1, "confidence", "width", 10),
-            (0, "confidence", "weird", 10),
-            (0, "confidence", "width", 0),
+        let width = Binning::Width;
+        for (model, reading, m) in [
+            (0, Reading::Class(0), 10),
+            (0, Reading::Positive, 10),
+            (1, Reading::Confidence, 10),
+            (0, Reading::Confidence, 0),
         ] {
             assert!(matches!(
-                s.compute(1, 1, model, reading, binning, m),
+                s.compute(1, 1, model, reading, width, m),
                 FromWorker::Error { .. }
             ));
         }
+        // an unknown binning or reading is refused when the request is decoded
+        for bad in [r#""weird""#, r#""class:x""#] {
+            let text = format!(
+                r#"{{"compute":{{"id":1,"gen":1,"model":0,"reading":{bad},"binning":{bad},"m":10}}}}"#
+            );
+            assert!(
+                serde_json::from_str::<proto::ToWorker>(&text).is_err(),
+                "{text}"
+            );
+        }
         assert!(matches!(
-            s.compute(1, 1, 0, "confidence", "mass", 2000),
+            s.compute(1, 1, 0, Reading::Confidence, Binning::Mass, 2000),
             FromWorker::Computed { .. }
         ));
     }

@@ -29,182 +29,14 @@
 
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
-use calibscope_core::recal::first::{
-    temperature_first, TemperatureFirst, DEFAULT_FRACTION, DEFAULT_SEED,
-};
+use calibscope_core::recal::first::{temperature_first, DEFAULT_FRACTION, DEFAULT_SEED};
 use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
 use calibscope_core::{Kind, PredictionSet};
-use serde::{Deserialize, Serialize};
+
+pub use calibscope_proto::flips::*;
 
 use crate::engine::{worker_error, Session, M_SLIDER_MAX};
 use crate::proto::{codes, FromWorker};
-
-/// A question of the ranking-flips view.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlipsRequest {
-    /// `metric` at every `m = 1..=min(n, 2000)` for every model.
-    Curve { metric: String, binning: String },
-    /// The ranking at `m` and at the pinned reference `m_ref`.
-    Rank {
-        metric: String,
-        binning: String,
-        m: usize,
-        m_ref: usize,
-    },
-    /// Spearman and flip matrices of every ranked metric over `bins`.
-    Matrices { binning: String, bins: Vec<usize> },
-    /// The same question asked of the models temperature-scaled first, ranked on the
-    /// evaluation split.
-    TemperatureFirst(Box<FlipsRequest>),
-}
-
-impl FlipsRequest {
-    /// Which kind of question (answers of each kind keep their latest generation).
-    pub fn slot(&self) -> usize {
-        match self {
-            FlipsRequest::Curve { .. } => 0,
-            FlipsRequest::Rank { .. } => 1,
-            FlipsRequest::Matrices { .. } => 2,
-            FlipsRequest::TemperatureFirst(inner) => inner.slot(),
-        }
-    }
-
-    /// `self` asked of the models temperature-scaled first when `on`.
-    pub fn scaled_first(self, on: bool) -> FlipsRequest {
-        match self {
-            FlipsRequest::TemperatureFirst(_) => self,
-            _ if on => FlipsRequest::TemperatureFirst(Box::new(self)),
-            _ => self,
-        }
-    }
-}
-
-/// How the models were temperature-scaled first: the split and each model's fit.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipsTemperature {
-    pub seed: u64,
-    pub fraction: f64,
-    pub n_calibration: usize,
-    /// The rows every number is read on.
-    pub n_evaluation: usize,
-    /// Per model, τ.
-    pub tau: Vec<f64>,
-    /// Per model, τ at an end of the bracket `[0.05, 20]`.
-    pub at_bracket_end: Vec<bool>,
-    /// Per model, probability input holding exact 0s or 1s (ill-posed fit).
-    pub exact_zero_one: Vec<bool>,
-}
-
-impl FlipsTemperature {
-    fn of(t: &TemperatureFirst) -> FlipsTemperature {
-        FlipsTemperature {
-            seed: t.seed,
-            fraction: t.fraction,
-            n_calibration: t.split.calibration.len(),
-            n_evaluation: t.n_evaluation(),
-            tau: t.taus(),
-            at_bracket_end: t.fits.iter().map(|f| f.at_bracket_end).collect(),
-            exact_zero_one: t.exact_zero_one.clone(),
-        }
-    }
-}
-
-/// The curve of one metric.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipsCurve {
-    pub metric: String,
-    pub binning: String,
-    /// The curve runs over `m = 1..=m_max`.
-    pub m_max: usize,
-    /// Per model, the value at `m = 1..=m_max` (`null` where undefined); empty when
-    /// the metric is unavailable.
-    pub values: Vec<Vec<Option<f64>>>,
-    /// Spearman of the metric against the classification error at each `m`.
-    pub spearman_vs_error: Vec<Option<f64>>,
-    /// Why the metric cannot be computed for this input.
-    pub unavailable: Option<String>,
-    /// The models were temperature-scaled first, so.
-    pub temperature: Option<FlipsTemperature>,
-}
-
-/// The ranking at the slider's bin count against the pinned reference.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipsRanking {
-    pub metric: String,
-    pub binning: String,
-    pub m: usize,
-    pub m_ref: usize,
-    pub values: Vec<Option<f64>>,
-    pub values_ref: Vec<Option<f64>>,
-    /// Average ranks, 1 = smallest value.
-    pub ranks: Vec<f64>,
-    pub ranks_ref: Vec<f64>,
-    /// Rank at `m_ref` minus rank at `m` (positive: the model moved up).
-    pub rank_change: Vec<f64>,
-    /// Model pairs `(i, j)`, `i < j`, ordered oppositely at `m` and `m_ref`.
-    pub flip_pairs: Vec<(usize, usize)>,
-    /// Spearman between the rankings at `m_ref` and `m`.
-    pub spearman: Option<f64>,
-    /// Spearman against the classification error at `m` and at `m_ref`.
-    pub spearman_vs_error: Option<f64>,
-    pub spearman_vs_error_ref: Option<f64>,
-    pub unavailable: Option<String>,
-    /// The models were temperature-scaled first, so.
-    pub temperature: Option<FlipsTemperature>,
-}
-
-/// The flipped model pairs between bin counts `bins[a]` and `bins[b]`, `a < b`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipPairs {
-    pub a: usize,
-    pub b: usize,
-    pub pairs: Vec<(usize, usize)>,
-}
-
-/// One metric's comparison of rankings across bin counts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct MetricMatrix {
-    pub metric: String,
-    pub spearman: Vec<Vec<Option<f64>>>,
-    pub flips: Vec<Vec<usize>>,
-    pub flip_pairs: Vec<FlipPairs>,
-    pub spearman_vs_error: Vec<Option<f64>>,
-    pub unavailable: Option<String>,
-}
-
-/// Every ranked metric's matrices over the same bin counts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipsMatrices {
-    pub binning: String,
-    /// The bin counts compared: the request's, clipped to `1..=n`, sorted, unique.
-    pub bins: Vec<usize>,
-    pub metrics: Vec<MetricMatrix>,
-    /// The models were temperature-scaled first, so.
-    pub temperature: Option<FlipsTemperature>,
-    /// Why the models could not be temperature-scaled first (then `metrics` is empty).
-    pub unavailable: Option<String>,
-}
-
-/// An answer of the ranking-flips view.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlipsAnswer {
-    Curve(FlipsCurve),
-    Rank(FlipsRanking),
-    Matrices(FlipsMatrices),
-}
-
-impl FlipsAnswer {
-    /// The slot of the question answered (see [`FlipsRequest::slot`]).
-    pub fn slot(&self) -> usize {
-        match self {
-            FlipsAnswer::Curve(_) => 0,
-            FlipsAnswer::Rank(_) => 1,
-            FlipsAnswer::Matrices(_) => 2,
-        }
-    }
-}
 
 /// The view's models, indexed on first use (class readings when a classwise
 /// metric is first asked for); the temperature-scaled ones likewise.
@@ -306,9 +138,6 @@ impl Session {
         let metric_of = |name: &str| {
             RankedMetric::from_name(name).ok_or_else(|| format!("unknown metric {name:?}"))
         };
-        let binning_of = |name: &str| {
-            Binning::from_name(name).ok_or_else(|| format!("unknown binning {name:?}"))
-        };
         // the slider's range is that of all samples; the scaled models' evaluation
         // split may be smaller: its bin counts are lowered to it
         let m_max = self.n().clamp(1, M_SLIDER_MAX);
@@ -319,14 +148,10 @@ impl Session {
             FlipsRequest::TemperatureFirst(_) => {
                 return bad("a question is asked of the scaled models once, not twice".into())
             }
-            FlipsRequest::Curve { metric, binning } => {
-                match (metric_of(metric), binning_of(binning)) {
-                    (Ok(metric), Ok(binning)) => {
-                        FlipsAnswer::Curve(self.flips_curve(metric, binning, fit_max, tf))
-                    }
-                    (Err(e), _) | (_, Err(e)) => return bad(e),
-                }
-            }
+            FlipsRequest::Curve { metric, binning } => match metric_of(metric) {
+                Ok(metric) => FlipsAnswer::Curve(self.flips_curve(metric, *binning, fit_max, tf)),
+                Err(e) => return bad(e),
+            },
             FlipsRequest::Rank {
                 metric,
                 binning,
@@ -339,20 +164,19 @@ impl Session {
                     ));
                 }
                 let (m, m_ref) = ((*m).min(fit_max), (*m_ref).min(fit_max));
-                match (metric_of(metric), binning_of(binning)) {
-                    (Ok(metric), Ok(binning)) => {
-                        FlipsAnswer::Rank(self.flips_rank(metric, binning, m, m_ref, tf))
+                match metric_of(metric) {
+                    Ok(metric) => {
+                        FlipsAnswer::Rank(self.flips_rank(metric, *binning, m, m_ref, tf))
                     }
-                    (Err(e), _) | (_, Err(e)) => return bad(e),
+                    Err(e) => return bad(e),
                 }
             }
-            FlipsRequest::Matrices { binning, bins } => match binning_of(binning) {
-                Ok(binning) if !bins.is_empty() => {
-                    FlipsAnswer::Matrices(self.flips_matrices(binning, &clip_bins(bins, n), tf))
+            FlipsRequest::Matrices { binning, bins } => {
+                if bins.is_empty() {
+                    return bad("no bin counts to compare".into());
                 }
-                Ok(_) => return bad("no bin counts to compare".into()),
-                Err(e) => return bad(e),
-            },
+                FlipsAnswer::Matrices(self.flips_matrices(*binning, &clip_bins(bins, n), tf))
+            }
         };
         FromWorker::Flips { id, gen, answer }
     }
@@ -394,7 +218,7 @@ impl Session {
     ) -> FlipsCurve {
         let mut out = FlipsCurve {
             metric: metric.name().into(),
-            binning: binning.name().into(),
+            binning,
             m_max,
             ..FlipsCurve::default()
         };
@@ -442,7 +266,7 @@ impl Session {
     ) -> FlipsRanking {
         let mut out = FlipsRanking {
             metric: metric.name().into(),
-            binning: binning.name().into(),
+            binning,
             m,
             m_ref,
             ..FlipsRanking::default()
@@ -486,7 +310,7 @@ impl Session {
     /// Every ranked metric's Spearman and flip matrices over `bins`.
     pub fn flips_matrices(&mut self, binning: Binning, bins: &[usize], tf: bool) -> FlipsMatrices {
         let mut out = FlipsMatrices {
-            binning: binning.name().into(),
+            binning,
             bins: bins.to_vec(),
             ..FlipsMatrices::default()
         };

@@ -91,7 +91,7 @@ pub fn finding(x: &FlipsMatrices, models: usize) -> Vec<Vec<Segment>> {
         ))]];
     }
     let last = x.bins.len() - 1;
-    let base = |m: &MetricMatrix| format!("ranking.metrics.{}.{}", m.metric, x.binning);
+    let base = |m: &MetricMatrix| format!("ranking.metrics.{}.{}", m.metric, x.binning.name());
     let table_flips = |m: &MetricMatrix| format!("{}.flips.0.{last}", base(m));
     let table_rho = |m: &MetricMatrix| format!("{}.spearman.0.{last}", base(m));
     let shown: Vec<&MetricMatrix> = COUNTED
@@ -129,7 +129,7 @@ pub fn finding(x: &FlipsMatrices, models: usize) -> Vec<Vec<Segment>> {
     } else {
         ""
     };
-    let binning = if x.binning == "width" {
+    let binning = if x.binning == calibscope_core::binning::Binning::Width {
         "equal-width"
     } else {
         "equal-mass"
@@ -272,7 +272,7 @@ mod tests {
 
     fn x(metrics: Vec<MetricMatrix>) -> FlipsMatrices {
         FlipsMatrices {
-            binning: "mass".into(),
+            binning: calibscope_core::binning::Binning::Mass,
             bins: vec![5, 450],
             metrics,
             ..FlipsMatrices::default()

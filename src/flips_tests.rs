@@ -29,7 +29,7 @@ fn as_fixture(s: &mut Session, names: &[String], m_values: &[usize]) -> Value {
     let mut models = Map::new();
     for metric in SweepMetric::ALL {
         let mut by_binning = Map::new();
-        for binning in ["width", "mass"] {
+        for binning in Binning::ALL {
             let mut ranks = Map::new();
             for (j, &m) in m_values.iter().enumerate() {
                 // the rank answer at m (reference: the previous bin count)
@@ -38,7 +38,7 @@ fn as_fixture(s: &mut Session, names: &[String], m_values: &[usize]) -> Value {
                     s,
                     FlipsRequest::Rank {
                         metric: metric.name().into(),
-                        binning: binning.into(),
+                        binning,
                         m,
                         m_ref,
                     },
@@ -47,14 +47,14 @@ fn as_fixture(s: &mut Session, names: &[String], m_values: &[usize]) -> Value {
                 };
                 ranks.insert(m.to_string(), json!(r.ranks));
                 for (i, name) in names.iter().enumerate() {
-                    let path = format!("/{name}/metrics/{}/{binning}/{m}", metric.name());
+                    let path = format!("/{name}/metrics/{}/{}/{m}", metric.name(), binning.name());
                     *ensure(&mut models, &path) = json!(r.values[i]);
                 }
             }
             let FlipsAnswer::Matrices(mx) = answer(
                 s,
                 FlipsRequest::Matrices {
-                    binning: binning.into(),
+                    binning,
                     bins: m_values.to_vec(),
                 },
             ) else {
@@ -84,7 +84,7 @@ fn as_fixture(s: &mut Session, names: &[String], m_values: &[usize]) -> Value {
                 .map(|(m, v)| (m.to_string(), json!(v)))
                 .collect();
             by_binning.insert(
-                binning.into(),
+                binning.name().into(),
                 json!({"ranks": ranks, "spearman": x.spearman, "flips": x.flips,
                        "flip_pairs": pairs, "spearman_vs_error": vs_error}),
             );
@@ -136,7 +136,7 @@ fn flips_answers_match_the_multi_fixtures() {
         let FlipsAnswer::Matrices(mx) = answer(
             &mut s,
             FlipsRequest::Matrices {
-                binning: "mass".into(),
+                binning: Binning::Mass,
                 bins: vec![5, 20, 2000],
             },
         ) else {
@@ -156,7 +156,7 @@ fn flips_answers_match_the_multi_fixtures() {
                 &mut s,
                 FlipsRequest::Curve {
                     metric: key.into(),
-                    binning: "width".into(),
+                    binning: Binning::Width,
                 },
             ) else {
                 panic!()
@@ -174,7 +174,7 @@ fn flips_answers_match_the_multi_fixtures() {
             &mut s,
             FlipsRequest::Curve {
                 metric: "confce_corr".into(),
-                binning: "mass".into(),
+                binning: Binning::Mass,
             },
         ) else {
             panic!()
@@ -212,7 +212,7 @@ fn flips_say_what_top_label_input_cannot_give() {
             &mut s,
             FlipsRequest::Curve {
                 metric: metric.into(),
-                binning: "mass".into(),
+                binning: Binning::Mass,
             },
         ) else {
             panic!()
@@ -225,7 +225,7 @@ fn flips_say_what_top_label_input_cannot_give() {
         &mut s,
         FlipsRequest::Rank {
             metric: "confce_corr".into(),
-            binning: "mass".into(),
+            binning: Binning::Mass,
             m: 20,
             m_ref: 2000,
         },
@@ -239,20 +239,16 @@ fn flips_say_what_top_label_input_cannot_give() {
     for request in [
         FlipsRequest::Curve {
             metric: "nope".into(),
-            binning: "mass".into(),
+            binning: Binning::Mass,
         },
         FlipsRequest::Rank {
             metric: "confece".into(),
-            binning: "mass".into(),
+            binning: Binning::Mass,
             m: 0,
             m_ref: 5,
         },
         FlipsRequest::Matrices {
-            binning: "wide".into(),
-            bins: vec![5],
-        },
-        FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![],
         },
     ] {
@@ -266,7 +262,7 @@ fn flips_messages_round_trip() {
         id: 3,
         gen: 2,
         request: FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5, 20, 2000],
         },
     };

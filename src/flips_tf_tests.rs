@@ -45,7 +45,7 @@ fn scaled_answers_equal_the_records_section() {
             &mut s,
             FlipsRequest::Rank {
                 metric: metric.into(),
-                binning: "mass".into(),
+                binning: Binning::Mass,
                 m: 5,
                 m_ref: n.min(2000),
             },
@@ -63,7 +63,7 @@ fn scaled_answers_equal_the_records_section() {
         let FlipsAnswer::Matrices(x) = answer(
             &mut s,
             FlipsRequest::Matrices {
-                binning: "mass".into(),
+                binning: Binning::Mass,
                 bins: vec![5, 20, 2000],
             },
         ) else {
@@ -80,7 +80,7 @@ fn scaled_answers_equal_the_records_section() {
             &mut s,
             FlipsRequest::Curve {
                 metric: metric.into(),
-                binning: "mass".into(),
+                binning: Binning::Mass,
             },
         ) else {
             panic!("curve")
@@ -92,7 +92,7 @@ fn scaled_answers_equal_the_records_section() {
     let FlipsAnswer::Matrices(x) = answer(
         &mut s,
         FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5],
         },
     ) else {
@@ -114,7 +114,7 @@ fn scaled_answers_equal_the_records_section() {
         1,
         1,
         &FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5],
         },
     )
@@ -131,7 +131,7 @@ fn top_label_input_says_why_it_cannot_be_scaled() {
     let FlipsAnswer::Matrices(x) = answer(
         &mut s,
         FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5, 20],
         },
     ) else {
@@ -143,7 +143,7 @@ fn top_label_input_says_why_it_cannot_be_scaled() {
     // asked twice is a bad request, not a panic
     let twice = FlipsRequest::TemperatureFirst(Box::new(FlipsRequest::TemperatureFirst(Box::new(
         FlipsRequest::Matrices {
-            binning: "mass".into(),
+            binning: Binning::Mass,
             bins: vec![5],
         },
     ))));

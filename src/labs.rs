@@ -6,10 +6,11 @@
 use calibscope_core::auc::{self, SortedColumn};
 use calibscope_core::beyond::{clip_confidence, RiskAccumulator, RiskMetrics};
 use calibscope_core::binning::{Binning, SortedReading};
-use calibscope_core::lab::{self, McMean, Strategy};
+use calibscope_core::lab::{self, Strategy};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
 use calibscope_core::synth::{self, Distribution, Mode};
-use serde::{Deserialize, Serialize};
+
+pub use calibscope_proto::labs::*;
 
 use crate::proto::Row;
 
@@ -22,280 +23,11 @@ pub const ROC_POINTS: usize = 201;
 /// Bins of the confidence histogram.
 pub const HIST_BINS: usize = 20;
 
-/// A lab computation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LabRequest {
-    /// Seed 000's three-class example: expectations and simulation per strategy.
-    Truth {
-        p_star: Vec<f64>,
-        temperature: f64,
-        grid: u32,
-        n: usize,
-        m: usize,
-        /// `width` or `mass`.
-        binning: String,
-        reps: usize,
-        seed: u64,
-    },
-    /// The exact-conditioning example at each `n` of `ns` (and the truthful
-    /// forecaster binned with `m` equal-width bins).
-    ExactConditioning {
-        ns: Vec<usize>,
-        m: usize,
-        reps: usize,
-        seed: u64,
-    },
-    /// One run of a synthetic generator cell (METRICS.md §7).
-    Generate {
-        dist: String,
-        mode: String,
-        n: usize,
-        m: usize,
-        seed: u64,
-    },
-    /// Table 5 style summary of a cell over repetitions.
-    Repeat {
-        dist: String,
-        mode: String,
-        n: usize,
-        reps: usize,
-        seed: u64,
-    },
-    /// The summary for every distribution of one mode (Table 5's layout).
-    RepeatTable {
-        mode: String,
-        n: usize,
-        reps: usize,
-        seed: u64,
-    },
-    /// The paper's Tables 5, 8 and 9, every cell beside ours (100 repetitions per
-    /// row, repetition `r` seeded with `seed + r`).
-    Reproduce { seed: u64 },
-    /// ECE < 1/N and CSR > Λ.
-    Counterexample {
-        n: usize,
-        lambda: f64,
-        p: f64,
-        m: usize,
-    },
-    /// The tour's rain forecaster: calibrated probabilities bent by `sharpness`
-    /// (`sigmoid(sharpness · logit p)`), or the constant base rate.
-    Forecaster {
-        n: usize,
-        m: usize,
-        sharpness: f64,
-        base_rate: bool,
-        reps: usize,
-        seed: u64,
-    },
-    /// A Clopper–Pearson interval.
-    Interval { successes: u64, n: u64, alpha: f64 },
-}
-
-/// A Monte-Carlo mean and its standard error.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Mc {
-    pub mean: f64,
-    pub se: f64,
-}
-
-impl From<McMean> for Mc {
-    fn from(m: McMean) -> Mc {
-        Mc {
-            mean: m.mean,
-            se: m.se,
-        }
-    }
-}
-
-/// One strategy of the truthfulness lab.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TruthRow {
-    /// `honest`, `uniform`, `temperature`, `coarse` (the `data-metric` key).
-    pub key: String,
-    pub confidence: f64,
-    pub q: f64,
-    pub expected_confce: f64,
-    pub expected_confce_corr: f64,
-    pub sim_confce: Mc,
-    pub sim_confce_corr: Mc,
-}
-
-/// One `n` of the exact-conditioning plot.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EcPoint {
-    pub n: usize,
-    pub truthful: f64,
-    pub constant: f64,
-    pub sim_truthful: Mc,
-    pub sim_constant: Mc,
-    /// The truthful forecaster with `m` equal-width bins (simulated).
-    pub sim_binned: Mc,
-}
-
-/// CSR, σ, P_risk, cwA, gain and accuracy (`None`: undefined).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Risk {
-    pub acc: Option<f64>,
-    pub csr: Option<f64>,
-    pub sigma_csr: Option<f64>,
-    pub zscore: Option<f64>,
-    pub p_risk: Option<f64>,
-    pub cwa: Option<f64>,
-    pub gain: Option<f64>,
-}
-
-impl From<RiskMetrics> for Risk {
-    fn from(m: RiskMetrics) -> Risk {
-        Risk {
-            acc: m.acc,
-            csr: m.csr,
-            sigma_csr: m.sigma_csr,
-            zscore: m.zscore,
-            p_risk: m.p_risk,
-            cwa: m.cwa,
-            gain: m.gain,
-        }
-    }
-}
-
-/// A point of the ROC (`fpr`, `tpr`) and cwROC (`cw_fpr`, `cw_tpr`) curves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RocXY {
-    pub fpr: f64,
-    pub tpr: f64,
-    pub cw_fpr: f64,
-    pub cw_tpr: f64,
-}
-
-/// Table 5 style summary (fractions).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary5 {
-    pub reps: usize,
-    pub acc: Mc,
-    pub cwa: Mc,
-    pub gain: Mc,
-    pub csr: Mc,
-    pub sigma_csr: Mc,
-    pub beyond_1sigma: f64,
-    pub beyond_3sigma: f64,
-    pub p_risk: Mc,
-}
-
-/// One distribution of [`LabAnswer::RepeatTable`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TableRow {
-    /// The distribution's id.
-    pub dist: String,
-    pub summary: Summary5,
-    /// Table 5's row, when the paper prints one (Perfect, N = 100 or 10,000).
-    pub paper: Option<[f64; 8]>,
-}
-
-impl From<lab::CellSummary> for Summary5 {
-    fn from(s: lab::CellSummary) -> Summary5 {
-        Summary5 {
-            reps: s.reps,
-            acc: s.acc.into(),
-            cwa: s.cwa.into(),
-            gain: s.gain.into(),
-            csr: s.csr.into(),
-            sigma_csr: s.sigma_csr.into(),
-            beyond_1sigma: s.beyond_1sigma,
-            beyond_3sigma: s.beyond_3sigma,
-            p_risk: s.p_risk.into(),
-        }
-    }
-}
-
 /// The paper's row of `(d, mode, n)` (Perfect only).
 fn paper_of(d: Distribution, mode: Mode, n: usize) -> Option<[f64; 8]> {
     (mode == Mode::Perfect)
         .then(|| lab::paper_row(d, n).map(|r| r.values))
         .flatten()
-}
-
-/// The fitted temperature and the invariance checks of the tour.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TempFit {
-    pub tau: f64,
-    pub nll_before: f64,
-    pub nll_after: f64,
-    pub auc_before: Option<f64>,
-    pub auc_after: Option<f64>,
-    pub order_identical: bool,
-    pub acc_before: f64,
-    pub acc_after: f64,
-    pub ece_after: Option<f64>,
-}
-
-/// A lab's answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LabAnswer {
-    Truth {
-        rows: Vec<TruthRow>,
-        /// `Σ_B (n_B/n)²`.
-        share: f64,
-        reps: usize,
-    },
-    ExactConditioning {
-        points: Vec<EcPoint>,
-    },
-    Generate {
-        hist: Vec<u64>,
-        rows: Vec<Row>,
-        ece: Option<f64>,
-        risk: Risk,
-        auc: Option<f64>,
-        cwauc: Option<f64>,
-        roc: Vec<RocXY>,
-    },
-    Repeat {
-        summary: Summary5,
-        /// Table 5's Perfect row for this cell, when the paper prints one.
-        paper: Option<[f64; 8]>,
-    },
-    RepeatTable {
-        /// One row per distribution, in the contract's order.
-        rows: Vec<TableRow>,
-    },
-    Reproduce {
-        seed: u64,
-        reps: usize,
-        rows: Vec<crate::labs_repro::ReproRow>,
-    },
-    Counterexample {
-        n: usize,
-        delta: f64,
-        flat: f64,
-        ece: Option<f64>,
-        risk: Risk,
-        rows: Vec<Row>,
-    },
-    Forecaster {
-        rows: Vec<Row>,
-        /// The top-label (confidence) reading's table.
-        top_rows: Vec<Row>,
-        ece: Option<f64>,
-        top_ece: Option<f64>,
-        brier: Option<f64>,
-        cal: Option<f64>,
-        refinement: Option<f64>,
-        res: Option<f64>,
-        /// ECE over `reps` fresh data sets (when `reps > 1`).
-        ece_reps: Option<Mc>,
-        temperature: Option<TempFit>,
-    },
-    Interval {
-        lower: f64,
-        upper: f64,
-    },
-}
-
-fn binning_of(name: &str) -> Result<Binning, String> {
-    Binning::from_name(name).ok_or_else(|| format!("unknown binning {name:?}"))
 }
 
 fn cell_of(dist: &str, mode: &str) -> Result<(Distribution, Mode), String> {
@@ -344,7 +76,7 @@ pub fn run(
             seed,
         } => {
             check_size(*n, *m, *reps)?;
-            let binning = binning_of(binning)?;
+            let binning = *binning;
             let strategies = [
                 ("honest", Strategy::Honest),
                 ("uniform", Strategy::Uniform),

@@ -4,59 +4,11 @@
 //! every cell; this module turns its rows into the answer the page shows.
 
 use calibscope_core::lab_repro::{self, Reason, Reproduced, Verdict};
-use serde::{Deserialize, Serialize};
+
+pub use calibscope_proto::labs::{CellReason, EvidenceItem, ReproCell, ReproRow};
 
 /// The repetitions per row: the paper's.
 pub const REPS: usize = calibscope_core::lab::PAPER_REPS;
-
-/// One number behind a reason.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EvidenceItem {
-    /// `data-metric` key (`law_mean`, `largest_run`, ...).
-    pub key: String,
-    /// What it is.
-    pub label: String,
-    pub value: f64,
-}
-
-/// Why a cell cannot be judged, with its evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CellReason {
-    /// `unclipped`, `heavy_tail` or `rare_runs`.
-    pub key: String,
-    /// The verdict's words (`cannot agree`, `not judged`).
-    pub label: String,
-    /// The reason in plain words.
-    pub text: String,
-    pub evidence: Vec<EvidenceItem>,
-}
-
-/// One cell: the paper's value, ours, the standard error of their difference and
-/// the verdict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReproCell {
-    pub paper: f64,
-    pub ours: f64,
-    pub se: f64,
-    /// `|ours − paper| / SE` (`None` when SE is 0 and the values differ).
-    pub z: Option<f64>,
-    /// `agrees`, `off`, or the reason's label.
-    pub verdict: String,
-    pub reason: Option<CellReason>,
-}
-
-/// One reproduced row of the paper.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReproRow {
-    /// 5, 8 or 9.
-    pub table: u8,
-    pub n: usize,
-    /// Distribution and mode ids.
-    pub dist: String,
-    pub mode: String,
-    /// The eight cells, in `lab_repro::COLUMNS` order.
-    pub cells: Vec<ReproCell>,
-}
 
 fn reason_key(r: Reason) -> &'static str {
     match r {

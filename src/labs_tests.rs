@@ -14,7 +14,7 @@ fn truth(p_star: Vec<f64>, reps: usize) -> LabRequest {
         grid: 4,
         n: 100,
         m: 10,
-        binning: "width".into(),
+        binning: Binning::Width,
         reps,
         seed: 1,
     }

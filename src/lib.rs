@@ -5,8 +5,8 @@
 //! - [`engine`]: the worker's data set, readings and answers (core + io + audit);
 //! - [`numfmt`]: how numbers are shown and written into `data-value`.
 
-/// The page's views (Leptos), browser only.
-#[cfg(target_arch = "wasm32")]
+/// The page's views (Leptos): they run in a browser, and compile (and are linted)
+/// on the host too.
 pub mod app;
 pub mod calib_badges;
 pub mod engine;
@@ -16,8 +16,8 @@ pub mod labs;
 pub mod labs_repro;
 pub mod labs_tour;
 pub mod numfmt;
-pub mod packed;
-pub mod proto;
+pub use calibscope_proto as proto;
+pub use calibscope_proto::packed;
 pub mod share_state;
 pub mod slider;
 pub mod table_rows;

@@ -217,7 +217,7 @@ fn on_message(event: MessageEvent) {
                 let mut s = s.borrow_mut();
                 match s.session.as_mut() {
                     None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
-                    Some(session) => session.compute(id, gen, model, &reading, &binning, m),
+                    Some(session) => session.compute(id, gen, model, reading, binning, m),
                 }
             });
             post(&answer);
@@ -256,9 +256,9 @@ fn on_message(event: MessageEvent) {
             gen,
             binning,
             m,
-        } => with_session(id, |s| s.recal_tables(id, gen, &binning, m)),
+        } => with_session(id, |s| s.recal_tables(id, gen, binning, m)),
         ToWorker::RecalExport { id, method } => with_session(id, |s| {
-            s.recal_export(id, &method, env!("CARGO_PKG_VERSION"))
+            s.recal_export(id, method, env!("CARGO_PKG_VERSION"))
         }),
         ToWorker::Lab { id, request } => {
             let mut last = 0.0;

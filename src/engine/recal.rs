@@ -14,14 +14,16 @@ use calibscope_core::recal::apply::ScoreMap;
 use calibscope_core::recal::apply::{
     fit_maps, recalibrate_temperature_clocked, FitScores, Recalibration, Undefined,
 };
-use calibscope_core::recal::checks::{prob_checks, ProbChecks};
+use calibscope_core::recal::checks::prob_checks;
 use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Scores, Source, Values};
-use serde_json::{json, Value};
 
 use super::{table, worker_error, Indexed, Session, M_SLIDER_MAX};
-use crate::proto::{codes, FromWorker, RecalTable};
+use crate::proto::recal::{
+    Checks, ClassCounts, FittedMap, MapAxis, MapCurve, PerMethod, RecalView, Timing,
+};
+use crate::proto::{codes, FromWorker, Reading, RecalTable};
 
 /// Points of the tau curve (log-spaced over the golden-section bracket).
 pub const TAU_CURVE_POINTS: usize = 61;
@@ -143,16 +145,16 @@ pub struct RecalState {
     gen: u64,
     settings: RecalibrationSettings,
     run: Recalibration,
-    /// The reading of the tables: `positive` (binary) or `confidence`.
-    reading: &'static str,
+    /// The reading of the tables: positive (binary) or confidence.
+    reading: Reading,
     /// Per set (`before`, then each method): its sorted reading, or why undefined.
     indexed: Vec<(&'static str, Result<IndexedSet, String>)>,
-    /// Each method's probability checks (JSON), as computed.
-    checks: serde_json::Map<String, Value>,
+    /// Each method's probability checks, as computed.
+    checks: PerMethod<Checks>,
     /// The tau curve (`[[tau, nll], ...]`).
     tau_curve: Vec<[f64; 2]>,
     /// Worker milliseconds of the parts (`view.timing`).
-    timing: serde_json::Map<String, Value>,
+    timing: Timing,
 }
 
 fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
@@ -164,21 +166,6 @@ fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
         top.pairs()
     };
     (Indexed::new(&pairs), accuracy)
-}
-
-fn checks_json(c: &ProbChecks) -> Value {
-    json!({
-        "argmax_changed_rows": c.argmax_changed_rows,
-        "argmax_identical": c.argmax_identical(),
-        "accuracy_before": c.accuracy.0,
-        "accuracy_after": c.accuracy.1,
-        "accuracy_identical": c.accuracy.0 == c.accuracy.1,
-        "argsort_identical_per_class": c.argsort_identical_per_class,
-        "auc_change_per_class": c.auc_change_per_class,
-        "auc_macro_change": c.auc_macro_change,
-        "distinct_before": c.distinct_values.0,
-        "distinct_after": c.distinct_values.1,
-    })
 }
 
 /// `n` log-spaced points from `lo` to `hi` (both included).
@@ -245,9 +232,11 @@ fn fitted_map(run: &Recalibration, method: Method, j: usize) -> Option<&dyn Scor
     }
 }
 
-fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> Value {
-    let points: Vec<[f64; 2]> = xs.iter().map(|&x| [x, f(x)]).collect();
-    json!({"class": class, "points": points})
+fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> MapCurve {
+    MapCurve {
+        class,
+        points: xs.iter().map(|&x| [x, f(x)]).collect(),
+    }
 }
 
 /// The fitted maps drawn in the view: binary input, each method as raw score `s` →
@@ -255,27 +244,32 @@ fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> Value {
 /// and isotonic's one-vs-rest maps `z_r → p` of the first classes, and temperature
 /// as a scatter of evaluation rows (raw top-label confidence → recalibrated
 /// probability of the same class: no single score map exists).
-fn maps_json(run: &Recalibration, scores: &FitScores) -> Value {
+fn maps_of(run: &Recalibration, scores: &FitScores) -> PerMethod<FittedMap> {
     let cal = &run.split.calibration;
-    let mut out = serde_json::Map::new();
+    let mut out = PerMethod::default();
+    let curves_of = |x: MapAxis, curves: Vec<MapCurve>| FittedMap {
+        x,
+        curves,
+        ..FittedMap::default()
+    };
     match scores {
         FitScores::Binary(s) => {
             let Some((lo, hi)) = range(cal.iter().map(|&i| s[i])) else {
-                return Value::Object(out);
+                return out;
             };
             let xs = lin_grid(lo, hi, MAP_POINTS);
             if let Ok(t) = &run.temperature {
                 let tau = t.fit.tau;
-                out.insert(
-                    "temperature".into(),
-                    json!({"x": "s", "curves": [curve(1, &xs, |x| sigmoid(x / tau))]}),
+                out.set(
+                    Method::Temperature,
+                    curves_of(MapAxis::S, vec![curve(1, &xs, |x| sigmoid(x / tau))]),
                 );
             }
             for method in [Method::Platt, Method::Isotonic] {
                 if let Some(c) = fitted_map(run, method, 0) {
-                    out.insert(
-                        method.name().into(),
-                        json!({"x": "s", "curves": [curve(1, &xs, |x| c.map(x))]}),
+                    out.set(
+                        method,
+                        curves_of(MapAxis::S, vec![curve(1, &xs, |x| c.map(x))]),
                     );
                 }
             }
@@ -294,9 +288,13 @@ fn maps_json(run: &Recalibration, scores: &FitScores) -> Value {
                         [before.prob(i, r), after.prob(i, r)]
                     })
                     .collect();
-                out.insert(
-                    "temperature".into(),
-                    json!({"x": "confidence", "scatter": points}),
+                out.set(
+                    Method::Temperature,
+                    FittedMap {
+                        x: MapAxis::Confidence,
+                        scatter: points,
+                        ..FittedMap::default()
+                    },
                 );
             }
             for method in [Method::Platt, Method::Isotonic] {
@@ -314,19 +312,22 @@ fn maps_json(run: &Recalibration, scores: &FitScores) -> Value {
                     }
                 }
                 if !curves.is_empty() {
-                    out.insert(
-                        method.name().into(),
-                        json!({"x": "z_r", "curves": curves, "classes_total": k}),
+                    out.set(
+                        method,
+                        FittedMap {
+                            classes_total: Some(*k),
+                            ..curves_of(MapAxis::ZR, curves)
+                        },
                     );
                 }
             }
         }
     }
-    Value::Object(out)
+    out
 }
 
 /// The calibration and evaluation counts of each class.
-fn class_counts(set: &PredictionSet, run: &Recalibration) -> Value {
+fn class_counts(set: &PredictionSet, run: &Recalibration) -> ClassCounts {
     let count = |rows: &[usize]| {
         let mut c = vec![0usize; set.k];
         for &i in rows {
@@ -336,10 +337,10 @@ fn class_counts(set: &PredictionSet, run: &Recalibration) -> Value {
         }
         c
     };
-    json!({
-        "calibration": count(&run.split.calibration),
-        "evaluation": count(&run.split.evaluation),
-    })
+    ClassCounts {
+        calibration: count(&run.split.calibration),
+        evaluation: count(&run.split.evaluation),
+    }
 }
 
 impl Session {
@@ -378,19 +379,25 @@ impl Session {
         let (run, fit_ms) = recalibrate_temperature_clocked(set, seed, fraction, now);
         let part_ms = since(start);
         let binary = set.kind() == Kind::Binary;
-        let mut state = RecalState {
+        let state = RecalState {
             model,
             gen,
             settings,
             run,
-            reading: if binary { "positive" } else { "confidence" },
+            reading: if binary {
+                Reading::Positive
+            } else {
+                Reading::Confidence
+            },
             indexed: Vec::new(),
-            checks: serde_json::Map::new(),
+            checks: PerMethod::default(),
             tau_curve: tau_curve(&scores, &set.labels, &[]),
-            timing: serde_json::Map::new(),
+            timing: Timing {
+                fit_ms,
+                temperature_ms: part_ms,
+                ..Timing::default()
+            },
         };
-        state.timing.insert("fit_ms".into(), json!(fit_ms));
-        state.timing.insert("temperature_ms".into(), json!(part_ms));
         self.recal_answer(id, state, scores, start)
     }
 
@@ -409,7 +416,7 @@ impl Session {
         let scores = FitScores::of(set).expect("checked by the first part");
         let start = clock();
         fit_maps(set, &mut state.run);
-        state.timing.insert("maps_ms".into(), json!(since(start)));
+        state.timing.maps_ms = since(start);
         self.recal_answer(id, state, scores, start)
     }
 
@@ -442,13 +449,13 @@ impl Session {
             let after = evaluation_after(run, method);
             let checks = match (&run.temperature, &after) {
                 (Ok(t), _) if method == Method::Temperature => {
-                    Some(checks_json(&t.invariants.checks))
+                    Some(Checks::from(&t.invariants.checks))
                 }
-                (_, Ok(after)) => Some(checks_json(&prob_checks(&run.before, after))),
+                (_, Ok(after)) => Some(Checks::from(&prob_checks(&run.before, after))),
                 _ => None,
             };
             if let Some(c) = checks {
-                state.checks.insert(name.into(), c);
+                state.checks.set(method, c);
             }
             state.indexed.push((
                 name,
@@ -458,16 +465,19 @@ impl Session {
             ));
         }
         let complete = run.platt != Err(Undefined::NotComputed);
-        let key = if complete { "full_ms" } else { "first_ms" };
-        state.timing.insert(key.into(), json!(since(start)));
-        let view = json!({
-            "timing": state.timing,
-            "class_counts": class_counts(set, run),
-            "class_names": self.dataset.class_names,
-            "tau_curve": state.tau_curve,
-            "checks": state.checks,
-            "maps": maps_json(run, &scores),
-        });
+        if complete {
+            state.timing.full_ms = since(start);
+        } else {
+            state.timing.first_ms = since(start);
+        }
+        let view = RecalView {
+            timing: state.timing,
+            class_counts: class_counts(set, run),
+            class_names: self.dataset.class_names.clone(),
+            tau_curve: state.tau_curve.clone(),
+            checks: state.checks.clone(),
+            maps: maps_of(run, &scores),
+        };
         let answer = FromWorker::Recalibrated {
             id,
             gen: state.gen,
@@ -483,16 +493,9 @@ impl Session {
     }
 
     /// Answers a [`crate::proto::ToWorker::RecalTables`].
-    pub fn recal_tables(&self, id: u64, gen: u64, binning_name: &str, m: usize) -> FromWorker {
+    pub fn recal_tables(&self, id: u64, gen: u64, binning: Binning, m: usize) -> FromWorker {
         let Some(state) = &self.recal else {
             return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
-        };
-        let Some(binning) = Binning::from_name(binning_name) else {
-            return worker_error(
-                id,
-                codes::BAD_PARAMETERS,
-                format!("unknown binning {binning_name:?}"),
-            );
         };
         if m == 0 || m > M_SLIDER_MAX {
             return worker_error(
@@ -508,7 +511,7 @@ impl Session {
             .iter()
             .map(|(name, ix)| match ix {
                 Ok((index, accuracy)) => {
-                    let conf = (state.reading == "confidence").then_some(*accuracy);
+                    let conf = (state.reading == Reading::Confidence).then_some(*accuracy);
                     let (rows, metrics, nonempty_bins) =
                         table(index, binning, m, n, conf, &mut intervals);
                     RecalTable {
@@ -529,25 +532,18 @@ impl Session {
         FromWorker::RecalTables {
             id,
             gen,
-            binning: binning.name().to_string(),
+            binning,
             m,
-            reading: state.reading.to_string(),
+            reading: state.reading,
             tables,
         }
     }
 
     /// Answers a [`crate::proto::ToWorker::RecalExport`]: the files `calibscope
     /// recalibrate --out --params` writes for the same input, split and method.
-    pub fn recal_export(&self, id: u64, method_name: &str, version: &str) -> FromWorker {
+    pub fn recal_export(&self, id: u64, method: Method, version: &str) -> FromWorker {
         let Some(state) = &self.recal else {
             return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
-        };
-        let Some(method) = Method::from_name(method_name) else {
-            return worker_error(
-                id,
-                codes::BAD_PARAMETERS,
-                format!("unknown method {method_name:?}"),
-            );
         };
         let md = &self.models[state.model];
         let all = match recalibrate_rows(&md.set, &state.run, method) {
@@ -556,7 +552,7 @@ impl Session {
                 return worker_error(
                     id,
                     codes::BAD_PARAMETERS,
-                    format!("{method_name} is undefined: {why}"),
+                    format!("{} is undefined: {why}", method.name()),
                 )
             }
         };
@@ -574,7 +570,7 @@ impl Session {
         };
         FromWorker::RecalExport {
             id,
-            method: method.name().to_string(),
+            method,
             stem,
             csv,
             params: serde_json::to_string_pretty(&params).expect("JSON of a Value") + "\n",

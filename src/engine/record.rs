@@ -12,7 +12,7 @@ use calibscope_share::{FileRef, ViewState};
 use serde_json::Value;
 
 use super::{worker_error, Session};
-use crate::proto::{codes, CheckItem, FromWorker};
+use crate::proto::{codes, CheckItem, CheckStatus, FromWorker};
 
 /// Who writes the app's records.
 pub fn producer(build: &str) -> Producer {
@@ -88,7 +88,8 @@ impl Session {
         };
         FromWorker::Record {
             id,
-            record: record.to_json(),
+            record: serde_json::to_string_pretty(&record.to_json()).expect("JSON of a Value")
+                + "\n",
         }
     }
 }
@@ -123,37 +124,32 @@ pub fn check_items(checks: &[Check]) -> Vec<CheckItem> {
     checks
         .iter()
         .map(|c| {
+            let text = |v: &Value| Some(v.to_string());
             let (status, recorded, recomputed) = match &c.status {
-                Status::Identical { value } => {
-                    ("identical", Some(value.clone()), Some(value.clone()))
-                }
+                Status::Identical { value } => (CheckStatus::Identical, text(value), text(value)),
                 Status::Rounding {
                     recorded,
                     recomputed,
                     ..
-                } => ("rounding", Some(recorded.clone()), Some(recomputed.clone())),
+                } => (CheckStatus::Rounding, text(recorded), text(recomputed)),
                 Status::Differs {
                     recorded,
                     recomputed,
-                } => ("differs", Some(recorded.clone()), Some(recomputed.clone())),
+                } => (CheckStatus::Differs, text(recorded), text(recomputed)),
                 Status::Missing {
                     in_record: true,
                     value,
-                } => ("missing", Some(value.clone()), None),
-                Status::Missing { value, .. } => ("extra", None, Some(value.clone())),
+                } => (CheckStatus::Missing, text(value), None),
+                Status::Missing { value, .. } => (CheckStatus::Extra, None, text(value)),
                 Status::DefinitionChanged {
                     recorded,
                     recomputed,
                     ..
-                } => (
-                    "definition",
-                    Some(recorded.clone()),
-                    Some(recomputed.clone()),
-                ),
+                } => (CheckStatus::Definition, text(recorded), text(recomputed)),
             };
             CheckItem {
                 path: c.path.clone(),
-                status: status.into(),
+                status,
                 recorded,
                 recomputed,
                 note: c.status.definition_sentence(),
@@ -233,6 +229,7 @@ mod tests {
         else {
             panic!("a record")
         };
+        let record: Value = serde_json::from_str(&record).unwrap();
         assert_eq!(record["options"]["m_values"], serde_json::json!([7, 15]));
         let text = serde_json::to_string(&record).unwrap();
         let found = find_record(&text).expect("the record is found");
@@ -251,9 +248,9 @@ mod tests {
         let checks = check(&found);
         assert!(checks.len() > 100, "{} checks", checks.len());
         assert!(
-            checks.iter().all(|c| c.status == "identical"),
+            checks.iter().all(|c| c.status == CheckStatus::Identical),
             "{:?}",
-            checks.iter().find(|c| c.status != "identical")
+            checks.iter().find(|c| c.status != CheckStatus::Identical)
         );
         let mut tampered = found.clone();
         let acc = tampered["audits"][0]["binning_free"]["accuracy"]
@@ -262,11 +259,11 @@ mod tests {
         tampered["audits"][0]["binning_free"]["accuracy"] = serde_json::json!(acc + 0.01);
         let bad: Vec<_> = check(&tampered)
             .into_iter()
-            .filter(|c| c.status != "identical")
+            .filter(|c| c.status != CheckStatus::Identical)
             .collect();
         assert_eq!(bad.len(), 1);
         assert_eq!(bad[0].path, "audits.0.binning_free.accuracy");
-        assert_eq!(bad[0].recomputed, Some(serde_json::json!(acc)));
+        assert_eq!(bad[0].recomputed, Some(serde_json::json!(acc).to_string()));
         assert!(find_record("label,p\n1,0.5\n").is_none());
         assert!(may_be_record("R.HTML") && !may_be_record("x.csv"));
     }
@@ -298,11 +295,14 @@ mod tests {
             panic!("verified")
         };
         assert!(producer.ends_with("metric contract v2)"), "{producer}");
-        let changed: Vec<_> = checks.iter().filter(|c| c.status == "definition").collect();
+        let changed: Vec<_> = checks
+            .iter()
+            .filter(|c| c.status == CheckStatus::Definition)
+            .collect();
         assert_eq!(changed.len(), 3, "beyond_ece and two ledger rows");
         for c in &changed {
             assert!(c.path.ends_with(".p_risk"), "{}", c.path);
-            assert_eq!(c.recomputed, Some(serde_json::json!(0.0)));
+            assert_eq!(c.recomputed, Some(serde_json::json!(0.0).to_string()));
             let note = c.note.as_deref().unwrap_or_default();
             assert!(
                 note.starts_with(
@@ -311,10 +311,12 @@ mod tests {
                 "{note}"
             );
         }
-        let rest = checks.iter().filter(|c| c.status != "definition");
+        let rest = checks
+            .iter()
+            .filter(|c| c.status != CheckStatus::Definition);
         assert!(rest
             .clone()
-            .all(|c| c.status == "identical" && c.note.is_none()));
+            .all(|c| c.status == CheckStatus::Identical && c.note.is_none()));
         assert!(rest.count() > 1000);
     }
 }

@@ -12,7 +12,8 @@ use calibscope_io::Ids;
 use serde_json::{json, Value};
 
 /// A recalibration method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Method {
     /// `softmax(z / tau)` (binary `sigmoid(s / tau)`).
     Temperature,

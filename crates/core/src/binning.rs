@@ -18,9 +18,13 @@ pub use sparse::{width_threshold, BinPlan, SparseBuilder, SparseReading};
 pub const EDGE_TOLERANCE: f64 = 1e-7;
 
 /// The two binnings of the contract.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Binning {
-    /// `m` equal-width bins on `[0, 1]` with the edge tolerance.
+    /// `m` equal-width bins on `[0, 1]` with the edge tolerance (the default: the
+    /// audit's summary binning).
+    #[default]
     Width,
     /// `m` bins of equal mass by sorted position (sizes differ by at most one).
     Mass,

@@ -115,6 +115,8 @@ macro_rules! with_values {
 
 /// What the score columns hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Source {
     /// Probabilities (`P(y=1)` for one column, a probability vector for k columns).
     Probs,
@@ -137,6 +139,8 @@ impl Source {
 
 /// The kind of prediction problem (METRICS.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Kind {
     /// k = 2, given as one column or two.
     Binary,

@@ -19,8 +19,20 @@
 //! slider that moved on drops what it asked before). Errors carry a stable `code`
 //! ([`codes`] and calibscope-io's `ErrorCode::code`) that the page maps to text.
 
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use calibscope_audit::Method;
+use calibscope_core::binning::Binning;
+use calibscope_core::{Kind, Source};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+pub mod flips;
+pub mod labs;
+pub mod packed;
+pub mod recal;
+
+pub use recal::RecalView;
 
 /// The message a worker posts when its allocator fails (wasm32's 4 GiB are used up),
 /// just before the module aborts: a [`FromWorker::Panic`] written out in advance,
@@ -104,17 +116,15 @@ pub enum ToWorker {
         id: u64,
         gen: u64,
         model: usize,
-        /// `confidence`, `positive` or `class:R`.
-        reading: String,
-        /// `width` or `mass`.
-        binning: String,
+        reading: Reading,
+        binning: Binning,
         m: usize,
     },
     /// A question of the ranking-flips view (its own generations per kind).
     Flips {
         id: u64,
         gen: u64,
-        request: crate::flips::FlipsRequest,
+        request: flips::FlipsRequest,
     },
     /// Split model `model` (SplitMix64 `seed`, calibration `fraction`), fit temperature,
     /// Platt and isotonic on the calibration split and measure them on the evaluation
@@ -131,18 +141,15 @@ pub enum ToWorker {
     RecalTables {
         id: u64,
         gen: u64,
-        binning: String,
+        binning: Binning,
         m: usize,
     },
     /// The last recalibration's files for `method`: recalibrated predictions (CSV)
     /// and fitted parameters (JSON).
-    RecalExport { id: u64, method: String },
+    RecalExport { id: u64, method: Method },
     /// A computation of the Learn tour or a lab ([`crate::labs`]); answered by
     /// [`FromWorker::LabProgress`] messages and one [`FromWorker::LabResult`] or error.
-    Lab {
-        id: u64,
-        request: crate::labs::LabRequest,
-    },
+    Lab { id: u64, request: labs::LabRequest },
     /// The `calibscope-record/1` of the open data set, with the page's settings and
     /// the opened files' fingerprints.
     Record {
@@ -159,17 +166,57 @@ pub enum ToWorker {
     Verify { id: u64 },
 }
 
+/// How a recorded value compares with its recomputation (calibscope-audit's
+/// `record::Status` without its values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// The same value.
+    Identical,
+    /// Equal up to floating-point rounding: verified.
+    Rounding,
+    /// Moved only because a definition of the metric contract changed since the
+    /// record was written: verified (the item's `note` says which).
+    Definition,
+    /// Different values.
+    Differs,
+    /// In the record, not in the recomputation.
+    Missing,
+    /// In the recomputation, not in the record.
+    Extra,
+}
+
+impl CheckStatus {
+    /// The protocol name (`identical`, `rounding`, …; the page's `data-status`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckStatus::Identical => "identical",
+            CheckStatus::Rounding => "rounding",
+            CheckStatus::Definition => "definition",
+            CheckStatus::Differs => "differs",
+            CheckStatus::Missing => "missing",
+            CheckStatus::Extra => "extra",
+        }
+    }
+
+    /// Identical, equal up to rounding or moved only by a definition change.
+    pub fn verified(self) -> bool {
+        matches!(
+            self,
+            CheckStatus::Identical | CheckStatus::Rounding | CheckStatus::Definition
+        )
+    }
+}
+
 /// One compared value of a verified record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckItem {
     pub path: String,
-    /// `identical`, `rounding` (equal up to floating-point rounding: verified),
-    /// `definition` (moved only because a definition of the metric contract changed
-    /// since the record was written: verified, `note` says which), `differs`,
-    /// `missing` (in the recomputation) or `extra` (not in the record).
-    pub status: String,
-    pub recorded: Option<Value>,
-    pub recomputed: Option<Value>,
+    pub status: CheckStatus,
+    /// The recorded value as compact JSON text (`None`: not in the record).
+    pub recorded: Option<String>,
+    /// The recomputed value as compact JSON text (`None`: not recomputed).
+    pub recomputed: Option<String>,
     /// The sentence of a `definition` check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -183,12 +230,17 @@ pub struct RecalTable {
     pub set: String,
     pub rows: Vec<Row>,
     /// ECE family (as [`FromWorker::Computed`]'s `metrics`).
-    pub metrics: serde_json::Map<String, Value>,
+    pub metrics: Metrics,
     pub nonempty_bins: usize,
     /// Why this method is undefined (then no rows).
     #[serde(default)]
     pub undefined: Option<String>,
 }
+
+/// An ECE family by the audit JSON's names (`ece`, `mce`, `rmsce`, `lince`, `brier`,
+/// `cal`, `ref`, `res`; + `confce`, `confce_corr`, `confece` for the confidence
+/// reading); `None` where undefined.
+pub type Metrics = BTreeMap<String, Option<f64>>;
 
 /// One error, located.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -226,17 +278,15 @@ pub struct GuessItem {
 }
 
 /// What was read and how the columns were taken.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Data set name (file stem, pair stem or combined name).
     pub name: String,
     pub files: Vec<String>,
     /// `csv`, `csv-long`, `json`, `npy`, `npy-pair`, `npz`, `multi-file`.
     pub format: String,
-    /// `binary`, `multiclass`, `toplabel`.
-    pub kind: String,
-    /// `probs`, `logits`, `toplabel`.
-    pub source: String,
+    pub kind: Kind,
+    pub source: Source,
     pub n: usize,
     pub k: usize,
     pub columns: usize,
@@ -257,6 +307,34 @@ pub struct Summary {
     pub m_max: usize,
     /// The audit's bin counts.
     pub m_values: Vec<usize>,
+}
+
+impl Default for Summary {
+    /// The summary of a data set without models (binary probabilities, no rows).
+    fn default() -> Summary {
+        Summary {
+            name: String::new(),
+            files: Vec::new(),
+            format: String::new(),
+            kind: Kind::Binary,
+            source: Source::Probs,
+            n: 0,
+            k: 0,
+            columns: 0,
+            models: Vec::new(),
+            class_names: Vec::new(),
+            all_columns: Vec::new(),
+            ignored: Vec::new(),
+            label_column: None,
+            score_columns: String::new(),
+            model_column: None,
+            id_column: None,
+            guesses: Vec::new(),
+            m_overview: 0,
+            m_max: 0,
+            m_values: Vec::new(),
+        }
+    }
 }
 
 /// One non-empty bin of a reliability table (the audit JSON's names; `lower`/`upper`
@@ -323,8 +401,8 @@ pub enum FromWorker {
         id: u64,
         gen: u64,
         model: usize,
-        reading: String,
-        binning: String,
+        reading: Reading,
+        binning: Binning,
         m: usize,
         /// Not in the JSON: the rows travel beside it as bytes ([`FromWorker::to_wire`]).
         #[serde(skip)]
@@ -332,19 +410,20 @@ pub enum FromWorker {
         /// ECE family at `(binning, m)`: `ece, mce, rmsce, lince, brier, cal, ref, res`
         /// (+ `confce, confce_corr, confece` for the confidence reading); `null` when
         /// undefined.
-        metrics: serde_json::Map<String, Value>,
+        metrics: Metrics,
         nonempty_bins: usize,
     },
     /// The answer to [`ToWorker::Flips`].
     Flips {
         id: u64,
         gen: u64,
-        answer: crate::flips::FlipsAnswer,
+        answer: flips::FlipsAnswer,
     },
     /// The answer to [`ToWorker::Recalibrate`]: the audit JSON's `recalibration`
-    /// section (`section`, as in the fixtures) and what the view draws (`view`: class
-    /// counts of the split, the tau curve, every method's probability checks and
-    /// fitted maps).
+    /// section (`section`, as in the fixtures: a part of the calibscope-audit/1
+    /// document, which has its own versioned schema) and what the view draws
+    /// ([`RecalView`]: class counts of the split, the tau curve, every method's
+    /// probability checks and fitted maps).
     Recalibrated {
         id: u64,
         gen: u64,
@@ -356,22 +435,22 @@ pub enum FromWorker {
         #[serde(default)]
         complete: bool,
         section: Value,
-        view: Value,
+        view: RecalView,
     },
     /// The answer to [`ToWorker::RecalTables`] (read on the evaluation split:
     /// `positive` for binary input, else `confidence`).
     RecalTables {
         id: u64,
         gen: u64,
-        binning: String,
+        binning: Binning,
         m: usize,
-        reading: String,
+        reading: Reading,
         tables: Vec<RecalTable>,
     },
     /// The answer to [`ToWorker::RecalExport`].
     RecalExport {
         id: u64,
-        method: String,
+        method: Method,
         /// Suggested file name stem (`<data set>_<method>`).
         stem: String,
         csv: String,
@@ -380,12 +459,10 @@ pub enum FromWorker {
     /// Progress of lab request `id`: `done` of `total` repetitions.
     LabProgress { id: u64, done: usize, total: usize },
     /// The answer to [`ToWorker::Lab`].
-    LabResult {
-        id: u64,
-        answer: crate::labs::LabAnswer,
-    },
-    /// The answer to [`ToWorker::Record`]: the record JSON.
-    Record { id: u64, record: Value },
+    LabResult { id: u64, answer: labs::LabAnswer },
+    /// The answer to [`ToWorker::Record`]: the record's JSON text, as it is
+    /// downloaded (pretty-printed, ending in a newline).
+    Record { id: u64, record: String },
     /// The answer to [`ToWorker::Verify`].
     Verified {
         id: u64,
@@ -434,9 +511,7 @@ impl FromWorker {
     /// converted between UTF-16 and UTF-8 on both sides and decoded on the page.
     pub fn to_wire(&self) -> (String, Option<Vec<u8>>) {
         let bytes = match self {
-            FromWorker::Computed { rows, .. } if !rows.is_empty() => {
-                Some(crate::packed::pack(rows))
-            }
+            FromWorker::Computed { rows, .. } if !rows.is_empty() => Some(packed::pack(rows)),
             _ => None,
         };
         (self.to_json(), bytes)
@@ -451,14 +526,14 @@ impl FromWorker {
             let FromWorker::Computed { rows, .. } = &mut msg else {
                 return Err("rows beside a message that has none".into());
             };
-            *rows =
-                crate::packed::unpack(bytes).ok_or("packed rows: not a whole number of rows")?;
+            *rows = packed::unpack(bytes).ok_or("packed rows: not a whole number of rows")?;
         }
         Ok(msg)
     }
 }
 
-/// A reading of a model.
+/// A reading of a model; on the wire by its name (`confidence`, `positive`,
+/// `class:R`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reading {
     Confidence,
@@ -486,6 +561,23 @@ impl Reading {
     }
 }
 
+impl Serialize for Reading {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Reading {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Reading, D::Error> {
+        let name = String::deserialize(d)?;
+        Reading::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown reading {name:?} (confidence, positive or class:R)"
+            ))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,8 +594,8 @@ mod tests {
                 id: 2,
                 gen: 7,
                 model: 0,
-                reading: "class:3".into(),
-                binning: "mass".into(),
+                reading: Reading::Class(3),
+                binning: Binning::Mass,
                 m: 15,
             },
             ToWorker::Cancel { id: 1 },
@@ -521,15 +613,15 @@ mod tests {
                 limits: Limits::default(),
             }
         );
-        let mut metrics = serde_json::Map::new();
-        metrics.insert("ece".into(), Value::from(0.125));
-        metrics.insert("confce".into(), Value::Null);
+        let mut metrics = Metrics::new();
+        metrics.insert("ece".into(), Some(0.125));
+        metrics.insert("confce".into(), None);
         let computed = FromWorker::Computed {
             id: 4,
             gen: 9,
             model: 1,
-            reading: "confidence".into(),
-            binning: "width".into(),
+            reading: Reading::Confidence,
+            binning: Binning::Width,
             m: 2000,
             rows: vec![
                 Row {

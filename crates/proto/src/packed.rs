@@ -1,7 +1,7 @@
-//! The rows of a [`crate::proto::FromWorker::Computed`] on the wire: little-endian
+//! The rows of a [`crate::FromWorker::Computed`] on the wire: little-endian
 //! 64-bit words, ten a row (`bin, n, successes` as integers, `conf, acc, gap,
 //! cp_lower, cp_upper, lower, upper` as the bits of their `f64`), posted as bytes
-//! beside the message's JSON ([`crate::proto::FromWorker::to_wire`]).
+//! beside the message's JSON ([`crate::FromWorker::to_wire`]).
 //!
 //! At m = 2000 the rows were ~360 KB of JSON whose ~12,000 decimals the page parsed
 //! back on every slider step (a few milliseconds of wasm, BENCHMARKS.md, "The app in
@@ -10,7 +10,7 @@
 //! value arrives bit for bit (measured: the `End` step to m = 2000 on 1M rows went
 //! from 18–33 to 14–18 ms, key press to table in the page).
 
-use crate::proto::Row;
+use crate::Row;
 
 /// 64-bit words a row.
 const WORDS: usize = 10;

@@ -5,6 +5,7 @@ use crate::compare;
 use std::path::{Path, PathBuf};
 
 use calibscope_test_support::shared;
+use serde_json::{json, Value};
 
 fn session(path: &Path) -> Session {
     let ds = calibscope_io::open_paths(&[path.to_path_buf()], &Default::default())
@@ -89,7 +90,8 @@ fn answers_equal_the_fixtures_recalibration_sections() {
             };
             checked += 1;
             // the tables answer for every set, before first
-            let FromWorker::RecalTables { tables, .. } = s.recal_tables(2, 1, "width", 15) else {
+            let FromWorker::RecalTables { tables, .. } = s.recal_tables(2, 1, Binning::Width, 15)
+            else {
                 panic!("tables")
             };
             assert_eq!(tables.len(), 4);
@@ -105,13 +107,10 @@ fn answers_equal_the_fixtures_recalibration_sections() {
             }
             // the tau curve has its minimum near tau*
             if let Some(tau) = want["temperature"]["tau"].as_f64() {
-                let curve = view["tau_curve"].as_array().unwrap();
+                let curve = &view.tau_curve;
                 assert_eq!(curve.len(), TAU_CURVE_POINTS);
                 let nll_star = want["temperature"]["nll_cal_tau"].as_f64().unwrap();
-                let min = curve
-                    .iter()
-                    .map(|p| p[1].as_f64().unwrap())
-                    .fold(f64::INFINITY, f64::min);
+                let min = curve.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
                 assert!(
                     min >= nll_star - 1e-9,
                     "{}: {min} < {nll_star}",
@@ -120,7 +119,7 @@ fn answers_equal_the_fixtures_recalibration_sections() {
                 // the export: n rows, the split column, tau in the parameters
                 let FromWorker::RecalExport {
                     csv: text, params, ..
-                } = s.recal_export(3, "temperature", "test")
+                } = s.recal_export(3, Method::Temperature, "test")
                 else {
                     panic!("export")
                 };
@@ -196,15 +195,23 @@ fn bad_requests_are_errors() {
     let mut s = session(&shared.join("fixtures/real/breast_cancer_logreg_logit.csv"));
     let is_error = |m: FromWorker| matches!(m, FromWorker::Error { .. });
     // nothing recalibrated yet
-    assert!(is_error(s.recal_tables(1, 1, "width", 10)));
-    assert!(is_error(s.recal_export(1, "temperature", "x")));
+    assert!(is_error(s.recal_tables(1, 1, Binning::Width, 10)));
+    assert!(is_error(s.recal_export(1, Method::Temperature, "x")));
     for (model, f) in [(0, 0.0), (0, 1.0), (0, f64::NAN), (3, 0.5)] {
         assert!(is_error(s.recalibrate(1, 1, model, 0, f)));
     }
     assert!(!is_error(s.recalibrate(1, 1, 0, 7, 0.3)));
-    assert!(is_error(s.recal_tables(1, 1, "weird", 10)));
-    assert!(is_error(s.recal_tables(1, 1, "mass", 0)));
-    assert!(is_error(s.recal_export(1, "nope", "x")));
+    assert!(is_error(s.recal_tables(1, 1, Binning::Mass, 0)));
+    // an unknown binning or method is refused when the request is decoded
+    for bad in [
+        r#"{"recal_tables":{"id":1,"gen":1,"binning":"weird","m":10}}"#,
+        r#"{"recal_export":{"id":1,"method":"nope"}}"#,
+    ] {
+        assert!(
+            serde_json::from_str::<crate::proto::ToWorker>(bad).is_err(),
+            "{bad}"
+        );
+    }
     let top = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
     assert!(matches!(
         session(&top).recalibrate(1, 1, 0, 0, 0.5),
