@@ -1,6 +1,8 @@
 //! The one palette of calibscope's charts (light theme). The web app's CSS maps each
 //! colour to its dark-theme counterpart by its hex value, so a chart keeps its
 //! meaning in both themes; a new colour needs a rule there too (style/app.css).
+//! Two exceptions: the models' colours ([`MODELS`]) stay as they are in both themes,
+//! and the small hand-written charts carry a class ([`Ink`]) instead of a colour.
 
 use plotters::style::RGBColor;
 
