@@ -70,7 +70,9 @@ pub struct Failure {
     pub columns: Vec<String>,
 }
 
-/// One message of the worker about a request.
+/// One message of the worker about a request (short-lived: moved once to its
+/// asker, so the size difference of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply<A> {
     Progress(Progress),
@@ -92,41 +94,63 @@ impl<A> Reply<A> {
 
     /// The reply of `msg`, read by `request` where it carries an answer.
     fn of<R: Request<Answer = A>>(request: &R, msg: FromWorker) -> Option<Reply<A>> {
-        match msg {
-            FromWorker::Progress {
-                file,
-                bytes_read,
-                bytes_total,
-                ..
-            } => Some(Reply::Progress(Progress {
-                label: file,
-                done: bytes_read,
-                total: bytes_total,
-            })),
-            FromWorker::LabProgress { done, total, .. } => Some(Reply::Progress(Progress {
-                label: String::new(),
-                done: done as u64,
-                total: total as u64,
-            })),
-            FromWorker::Cancelled { .. } => Some(Reply::Cancelled),
-            FromWorker::Error {
-                code,
-                message,
-                errors,
-                more,
-                detected,
-                columns,
-                ..
-            } => Some(Reply::Failed(Failure {
-                code,
-                message,
-                errors,
-                more,
-                detected,
-                columns,
-            })),
-            msg => request.answer(msg),
-        }
+        Some(match common(msg) {
+            Ok(Common::Progress(p)) => Reply::Progress(p),
+            Ok(Common::Failed(f)) => Reply::Failed(f),
+            Ok(Common::Cancelled) => Reply::Cancelled,
+            Err(msg) => return request.answer(msg),
+        })
+    }
+}
+
+/// The replies every request reads alike (short-lived, as [`Reply`]).
+#[allow(clippy::large_enum_variant)]
+enum Common {
+    Progress(Progress),
+    Failed(Failure),
+    Cancelled,
+}
+
+/// The reply of `msg` that every request reads alike, or `msg` (an answer). Not
+/// inlined: one copy for every request type. (The message is moved once, so its
+/// size in the `Err` does not matter.)
+#[inline(never)]
+#[allow(clippy::result_large_err)]
+fn common(msg: FromWorker) -> Result<Common, FromWorker> {
+    match msg {
+        FromWorker::Progress {
+            file,
+            bytes_read,
+            bytes_total,
+            ..
+        } => Ok(Common::Progress(Progress {
+            label: file,
+            done: bytes_read,
+            total: bytes_total,
+        })),
+        FromWorker::LabProgress { done, total, .. } => Ok(Common::Progress(Progress {
+            label: String::new(),
+            done: done as u64,
+            total: total as u64,
+        })),
+        FromWorker::Cancelled { .. } => Ok(Common::Cancelled),
+        FromWorker::Error {
+            code,
+            message,
+            errors,
+            more,
+            detected,
+            columns,
+            ..
+        } => Ok(Common::Failed(Failure {
+            code,
+            message,
+            errors,
+            more,
+            detected,
+            columns,
+        })),
+        msg => Err(msg),
     }
 }
 

@@ -13,20 +13,10 @@ use leptos::prelude::*;
 use super::flips_chart;
 use super::flips_export as export;
 use super::flips_protocol;
-use super::flips_state::{parse_bins, FlipsState};
+use super::flips_state::{label, parse_bins, FlipsState, METRICS};
 use super::opening::Opening;
 use super::store::Store;
 use super::widgets::{binning_toggle, m_slider, num_view};
-
-/// The metrics offered, with their names in METRICS.md (shared with the report).
-const METRICS: [(&str, &str); 9] = calibscope_audit::flips_summary::RANKED_METRIC_LABELS;
-
-pub(super) fn label(metric: &str) -> &'static str {
-    METRICS
-        .iter()
-        .find(|(k, _)| *k == metric)
-        .map_or("metric", |(_, l)| l)
-}
 
 fn is_reference(metric: &str) -> bool {
     matches!(metric, "error" | "brier_over_k" | "l_conf")

@@ -9,9 +9,8 @@ use calibscope_charts::flips::{curves, with_markers as marked, CurveDrawn, YScal
 use calibscope_charts::{hex, palette};
 use leptos::prelude::*;
 
-use super::flips::label;
 use super::flips_export as export;
-use super::flips_state::FlipsState;
+use super::flips_state::{label, FlipsState};
 use super::store::Store;
 
 /// Draws `curve` (a label for the y axis: `y_label`) at height `h`, its y ticks

@@ -132,7 +132,7 @@ pub fn Finding() -> impl IntoView {
         .enumerate()
         .map(|(i, (metric, what, within, across))| {
             view! {
-                <tr><th scope="row">{super::flips::label(metric)}</th><td>{*what}</td>
+                <tr><th scope="row">{super::flips_state::label(metric)}</th><td>{*what}</td>
                     <td>{quoted(format!("paper.spearman.{i}.within"), within)}</td>
                     <td>{quoted(format!("paper.spearman.{i}.across"), across)}</td></tr>
             }

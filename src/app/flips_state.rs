@@ -14,6 +14,17 @@ use super::store::{Store, View};
 /// The bin counts of the Spearman matrices at start (the seed's table; clipped to n).
 pub const DEFAULT_BINS: &str = "5, 20, 2000";
 
+/// The metrics offered, with their names (shared with the report).
+pub const METRICS: [(&str, &str); 9] = calibscope_audit::flips_summary::RANKED_METRIC_LABELS;
+
+/// The name of ranked metric `metric`.
+pub fn label(metric: &str) -> &'static str {
+    METRICS
+        .iter()
+        .find(|(k, _)| *k == metric)
+        .map_or("metric", |(_, l)| l)
+}
+
 /// Every signal of the view.
 #[derive(Clone, Copy)]
 pub struct FlipsState {

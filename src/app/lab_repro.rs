@@ -13,11 +13,48 @@
 //! `lab.beyond.repro.seed`.
 
 use crate::labs::{LabAnswer, LabRequest};
-use crate::labs_repro::{ReproCell, ReproRow};
+use crate::labs::{ReproCell, ReproRow};
 use leptos::prelude::*;
 
-use super::lab_beyond::{COLUMNS, DISTS, MODES};
 use super::lab_ui::{self, num, Call};
+
+/// The beyond-ECE lab's confidence distributions: `(id, title)`.
+pub(super) const DISTS: [(&str, &str); 10] = [
+    ("uniform", "Uniform U(0,1)"),
+    ("skew_high", "Skew High Beta(3, 0.5)"),
+    ("skew_low", "Skew Low Beta(0.5, 3)"),
+    ("bimodal", "Bimodal"),
+    ("tight_hi", "Tight Hi U(0.8, 1)"),
+    ("tight_lo", "Tight Lo U(0, 0.2)"),
+    ("normal", "Normal N(0.7, 0.1²)"),
+    ("log_uniform_low", "Log-Uniform Low"),
+    ("log_uniform_high", "Log-Uniform High"),
+    ("bell", "Bell Beta(5, 5)"),
+];
+
+/// The beyond-ECE lab's miscalibration modes: `(id, title)`.
+pub(super) const MODES: [(&str, &str); 8] = [
+    ("random_0.5", "Random 0.5"),
+    ("perfect", "Perfect p = c"),
+    ("underconf_linear", "Underconf 0.2 + 0.8c"),
+    ("underconf_sqrt", "Underconf √c"),
+    ("random_over_c", "Random over c U(c, 1)"),
+    ("overconf_sqrt", "Overconf 1 − √(1 − c)"),
+    ("overconf_half", "Overconf c/2"),
+    ("random_under_c", "Random under c U(0, c)"),
+];
+
+/// The columns of Table 5: `(key, header)`.
+pub(super) const COLUMNS: [(&str, &str); 8] = [
+    ("acc", "Acc"),
+    ("cwa", "cwA"),
+    ("gain", "gain"),
+    ("csr", "CSR"),
+    ("sigma_csr", "σ_CSR"),
+    ("beyond_1sigma", ">1σ"),
+    ("beyond_3sigma", ">3σ"),
+    ("p_risk", "P_risk"),
+];
 
 fn title(list: &[(&'static str, &'static str)], id: &str) -> &'static str {
     list.iter().find(|x| x.0 == id).map_or("", |x| x.1)

@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 
 use super::chart;
 use super::lab_ui::{self, choice, mc, num, number};
-use super::learn_steps;
+use super::learn_steps::{self, forecaster, math};
 use super::store::{Store, View};
 
 /// The steps: `(title, view id of "try it on your data")`.
@@ -42,33 +42,6 @@ pub fn try_it(id: &'static str) -> impl IntoView {
     view! {
         <p class="try"><button type="button" class="linklike" data-target=id disabled=target.is_none()
             on:click=move |_| if let Some(v) = target { store.view.set(v) }>{text}</button></p>
-    }
-}
-
-/// A link-like button to another view of the page (the labs).
-pub fn go(id: &'static str, text: &'static str) -> impl IntoView {
-    let store = expect_context::<Store>();
-    let target = View::from_id(id);
-    view! {
-        <button type="button" class="linklike" data-target=id disabled=target.is_none()
-            on:click=move |_| if let Some(v) = target { store.view.set(v) }>{text}</button>
-    }
-}
-
-/// Static MathML of the tour (our markup, never the user's).
-pub fn math(markup: &'static str) -> impl IntoView {
-    view! { <div class="math" inner_html=markup></div> }
-}
-
-/// The tour's forecaster request.
-pub fn forecaster(n: usize, m: usize, sharpness: f64, base_rate: bool, reps: usize) -> LabRequest {
-    LabRequest::Forecaster {
-        n,
-        m,
-        sharpness,
-        base_rate,
-        reps,
-        seed: 2,
     }
 }
 

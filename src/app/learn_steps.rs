@@ -5,7 +5,7 @@ use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
 use super::lab_ui::{self, num, number};
-use super::learn::{forecaster, go, math};
+use super::store::{Store, View};
 
 const TEMPERATURE_MATH: &str = r#"<math display="block"><mrow><msub><mi>p</mi><mi>τ</mi></msub><mo>=</mo><mi>σ</mi><mo>(</mo><mi>s</mi><mo>/</mo><mi>τ</mi><mo>)</mo><mo>,</mo><mspace width="1em"/><mi>τ</mi><mo>&gt;</mo><mn>0</mn><mo>:</mo><mspace width="1em"/><msub><mi>s</mi><mi>i</mi></msub><mo>&gt;</mo><msub><mi>s</mi><mi>j</mi></msub><mo>⇔</mo><msub><mi>s</mi><mi>i</mi></msub><mo>/</mo><mi>τ</mi><mo>&gt;</mo><msub><mi>s</mi><mi>j</mi></msub><mo>/</mo><mi>τ</mi><mo>,</mo><mspace width="1em"/><mi>sign</mi><mo>(</mo><mi>s</mi><mo>/</mo><mi>τ</mi><mo>)</mo><mo>=</mo><mi>sign</mi><mo>(</mo><mi>s</mi><mo>)</mo></mrow></math>"#;
 
@@ -77,5 +77,32 @@ pub fn risk() -> impl IntoView {
             answers? Below, one confident mistake hides behind an ECE smaller than 1/N."</p>
         {super::lab_beyond::counterexample()}
         <p>{go("beyond-lab", "Open the beyond-ECE lab")}</p>
+    }
+}
+
+/// A link-like button to another view of the page (the labs).
+pub fn go(id: &'static str, text: &'static str) -> impl IntoView {
+    let store = expect_context::<Store>();
+    let target = View::from_id(id);
+    view! {
+        <button type="button" class="linklike" data-target=id disabled=target.is_none()
+            on:click=move |_| if let Some(v) = target { store.view.set(v) }>{text}</button>
+    }
+}
+
+/// Static MathML of the tour (our markup, never the user's).
+pub fn math(markup: &'static str) -> impl IntoView {
+    view! { <div class="math" inner_html=markup></div> }
+}
+
+/// The tour's forecaster request.
+pub fn forecaster(n: usize, m: usize, sharpness: f64, base_rate: bool, reps: usize) -> LabRequest {
+    LabRequest::Forecaster {
+        n,
+        m,
+        sharpness,
+        base_rate,
+        reps,
+        seed: 2,
     }
 }

@@ -27,6 +27,7 @@ mod panels;
 mod recal;
 mod recal_fitted;
 mod recal_ledger;
+mod recal_state;
 mod recal_views;
 mod share;
 mod store;
@@ -45,7 +46,7 @@ use mapping::MappingPanel;
 use opening::{files_of, Opening};
 use overview::Overview;
 use panels::{DropTarget, ErrorPanel, ProgressPanel, StatusBanner};
-use recal::RecalState;
+use recal_state::RecalState;
 use share::Share;
 use store::{Store, View};
 

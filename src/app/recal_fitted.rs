@@ -10,8 +10,8 @@ use calibscope_core::Kind;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::recal::{f64_at, int_view, Answer, RecalState, Want};
 use super::recal_ledger;
+use super::recal_state::{f64_at, int_view, Answer, RecalState, Want};
 use super::recal_views::{diagrams, maps_view, timing_view};
 use super::store::Store;
 use super::widgets::{get_path, num_view};

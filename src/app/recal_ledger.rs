@@ -14,7 +14,7 @@ use calibscope_audit::Method;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::recal::Tables;
+use super::recal_state::Tables;
 use super::widgets::{get_path, num_view};
 
 /// The sets of the ledger's columns: `(key, title)`.

@@ -9,7 +9,7 @@ use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
 use super::chart;
-use super::recal::Tables;
+use super::recal_state::Tables;
 use super::widgets::num_view;
 
 /// The worker's time for the parts of the answer (`view.timing`).

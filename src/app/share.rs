@@ -33,7 +33,7 @@ use web_sys::File;
 use super::client::{Client, Reply, Request};
 use super::flips_state::{self, FlipsState};
 use super::opening::Opening;
-use super::recal;
+use super::recal_state as recal;
 use super::store::{Store, View};
 use super::widgets::copy_to_clipboard;
 
