@@ -18,9 +18,11 @@
 //! Every fit is `None` (undefined) on an empty calibration split.
 
 pub mod apply;
+pub mod beta;
 pub mod checks;
 pub mod first;
 pub mod golden;
+pub mod histogram;
 pub mod isotonic;
 pub mod kernel;
 pub mod platt;
