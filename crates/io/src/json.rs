@@ -332,7 +332,7 @@ impl JsonBuf {
                 let mut ds = t.finish(&file, Format::Json, sink, None)?;
                 if let Some(tally) = &recs.lm_eval {
                     let (chose, why) = tally.note();
-                    ds.detection.guess("input", chose, why);
+                    ds.detection.guess("format", chose, why);
                 }
                 Ok(ds)
             }
