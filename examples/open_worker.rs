@@ -9,9 +9,9 @@
 //! `cargo run --release --example open_worker -- FILE...`
 //! (e.g. the inputs of `node bench/gen_scale.mjs bench/out/scale`)
 
-use calibscope_app::engine::{self, Session};
 use calibscope_app::proto::{Limits, MappingOverride, Reading};
 use calibscope_core::binning::Binning;
+use calibscope_engine::{self as engine, Session};
 use calibscope_io::{Options, Parser};
 use std::io::Read;
 use std::time::Instant;

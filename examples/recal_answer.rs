@@ -12,12 +12,12 @@
 //! `cargo run --release --example recal_answer [-- binary|multiclass] [reps]`
 //! (minimum wall time of `reps` runs, default 3).
 
-use calibscope_app::engine::Session;
 use calibscope_core::recal::apply::recalibrate;
 use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective, TemperatureOptions};
 use calibscope_core::split::stratified_split;
 use calibscope_core::synth;
 use calibscope_core::{PredictionSet, Scores, Source, Values};
+use calibscope_engine::Session;
 use calibscope_io::{Dataset, Detection, Format};
 use std::time::Instant;
 

@@ -4,11 +4,11 @@
 //! --record` verifies with the app's "Verify a record" code, every value identical.
 
 mod support;
-use calibscope_app::engine::record::verified;
-use calibscope_app::engine::Session;
-use calibscope_app::proto::FromWorker;
 use calibscope_audit::FlipsSettings;
+use calibscope_engine::record::verified;
+use calibscope_engine::Session;
 use calibscope_io::{Options, Parser};
+use calibscope_proto::{CheckStatus, FromWorker};
 use calibscope_share::{file_ref, ViewState};
 use serde_json::{json, Value};
 use support::{calibscope, shared};
@@ -59,6 +59,7 @@ fn an_app_record_with_flips_verifies_with_the_cli() {
     else {
         panic!("a record")
     };
+    let record: Value = serde_json::from_str(&record).unwrap();
     assert_eq!(record["producer"]["name"], "calibscope-app");
     assert_eq!(record["tables"]["flips"]["settings"]["m_ref"], json!(450));
     let dir = tmp("app");
@@ -132,7 +133,10 @@ fn a_cli_record_with_flips_verifies_in_the_app() {
         .filter(|c| c.path.starts_with("tables.flips."))
         .count();
     assert!(flips > 500, "{flips} flips checks");
-    let odd: Vec<_> = checks.iter().filter(|c| c.status != "identical").collect();
+    let odd: Vec<_> = checks
+        .iter()
+        .filter(|c| c.status != CheckStatus::Identical)
+        .collect();
     assert!(odd.is_empty(), "{odd:?}");
     // a flip pair swapped for another model is flagged
     let mut tampered = record.clone();
@@ -144,13 +148,13 @@ fn a_cli_record_with_flips_verifies_in_the_app() {
     list[0][0] = json!("not-a-model");
     let bad: Vec<_> = verify(&tampered)
         .into_iter()
-        .filter(|c| c.status != "identical")
+        .filter(|c| c.status != CheckStatus::Identical)
         .collect();
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(
         bad[0].path,
         format!("tables.flips.matrices.confece.flip_pairs.{key}.0.0")
     );
-    assert_eq!(bad[0].status, "differs");
+    assert_eq!(bad[0].status, CheckStatus::Differs);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -35,8 +35,8 @@ use calibscope_core::{Kind, PredictionSet};
 
 pub use calibscope_proto::flips::*;
 
-use crate::engine::{worker_error, Session, M_SLIDER_MAX};
 use crate::proto::{codes, FromWorker};
+use crate::{worker_error, Session, M_SLIDER_MAX};
 
 /// The view's models, indexed on first use (class readings when a classwise
 /// metric is first asked for); the temperature-scaled ones likewise.

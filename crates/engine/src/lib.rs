@@ -12,13 +12,24 @@ use calibscope_core::{Kind, PredictionSet};
 use calibscope_io::{Dataset, Options, ParseErrors, Pick, ScoreColumns};
 use serde_json::Value;
 
-use crate::proto::{
-    self, CandidateItem, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Metrics,
-    Reading, Row, Summary,
+pub use calibscope_proto as proto;
+use calibscope_proto::{
+    CandidateItem, ErrorItem, FromWorker, GuessItem, Limits, MappingOverride, Metrics, Reading,
+    Row, Summary,
 };
 
+pub mod flips;
+pub mod labs;
+pub mod labs_repro;
+pub mod labs_tour;
 pub mod recal;
 pub mod record;
+
+/// The fixtures' comparison rules (the audit tests' own code), for the fixture tests.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../audit/tests/support/compare.rs"]
+mod compare;
 
 /// Largest bin count of the slider (METRICS.md §2: `min(n, 2000)`).
 pub const M_SLIDER_MAX: usize = 2000;

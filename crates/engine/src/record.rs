@@ -270,8 +270,7 @@ mod tests {
 
     #[test]
     fn a_record_before_contract_3_lists_its_definition_changes() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/audit/tests/golden");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../audit/tests/golden");
         let name = "breast_cancer_logreg_logit.csv";
         let bytes = std::fs::read(dir.join(name)).expect("the golden data");
         let text =

@@ -17,12 +17,12 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::engine::{self, record, Session};
-use crate::proto::{
+use calibscope_engine::{self as engine, record, Session};
+use calibscope_io::{Options, ParseErrors, Parsed, Parser};
+use calibscope_proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
     PROTOCOL,
 };
-use calibscope_io::{Options, ParseErrors, Parsed, Parser};
 use calibscope_share::{FileRef, Sha256Hasher};
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -270,7 +270,7 @@ fn on_message(event: MessageEvent) {
                     post(&FromWorker::LabProgress { id, done, total });
                 }
             };
-            post(&match crate::labs::run(&request, &mut progress) {
+            post(&match engine::labs::run(&request, &mut progress) {
                 Ok(answer) => FromWorker::LabResult { id, answer },
                 Err(message) => engine::worker_error(id, codes::BAD_PARAMETERS, message),
             });
