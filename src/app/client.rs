@@ -154,26 +154,6 @@ fn common(msg: FromWorker) -> Result<Common, FromWorker> {
     }
 }
 
-/// The id a message of the worker is about (`None`: the handshake, a panic).
-fn id_of(msg: &FromWorker) -> Option<u64> {
-    match msg {
-        FromWorker::Ready { .. } | FromWorker::Panic { .. } => None,
-        FromWorker::Progress { id, .. }
-        | FromWorker::Opened { id, .. }
-        | FromWorker::Computed { id, .. }
-        | FromWorker::Flips { id, .. }
-        | FromWorker::Recalibrated { id, .. }
-        | FromWorker::RecalTables { id, .. }
-        | FromWorker::RecalExport { id, .. }
-        | FromWorker::LabProgress { id, .. }
-        | FromWorker::LabResult { id, .. }
-        | FromWorker::Record { id, .. }
-        | FromWorker::Verified { id, .. }
-        | FromWorker::Cancelled { id }
-        | FromWorker::Error { id, .. } => Some(*id),
-    }
-}
-
 /// Where the messages of one request go; returns whether the request is finished.
 type Route = Rc<dyn Fn(FromWorker) -> bool>;
 
@@ -416,7 +396,7 @@ impl Client {
             }
             FromWorker::Panic { message } => self.crashed(message),
             msg => {
-                let Some(id) = id_of(&msg) else { return };
+                let Some(id) = msg.id() else { return };
                 // called outside the borrow: the asker may send the next request
                 let route = self.with(|c| c.routes.get(&id).cloned());
                 let last = match route {

@@ -498,6 +498,27 @@ pub enum FromWorker {
 }
 
 impl FromWorker {
+    /// The request this message is about (`None`: the handshake, a panic). The page
+    /// routes every message to the one that asked by it.
+    pub fn id(&self) -> Option<u64> {
+        match self {
+            FromWorker::Ready { .. } | FromWorker::Panic { .. } => None,
+            FromWorker::Progress { id, .. }
+            | FromWorker::Opened { id, .. }
+            | FromWorker::Computed { id, .. }
+            | FromWorker::Flips { id, .. }
+            | FromWorker::Recalibrated { id, .. }
+            | FromWorker::RecalTables { id, .. }
+            | FromWorker::RecalExport { id, .. }
+            | FromWorker::LabProgress { id, .. }
+            | FromWorker::LabResult { id, .. }
+            | FromWorker::Record { id, .. }
+            | FromWorker::Verified { id, .. }
+            | FromWorker::Cancelled { id }
+            | FromWorker::Error { id, .. } => Some(*id),
+        }
+    }
+
     /// The JSON text of this message (without the rows of a
     /// [`FromWorker::Computed`]: see [`FromWorker::to_wire`]).
     pub fn to_json(&self) -> String {
@@ -581,6 +602,26 @@ impl<'de> Deserialize<'de> for Reading {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_answer_names_its_request() {
+        assert_eq!(FromWorker::Cancelled { id: 3 }.id(), Some(3));
+        let progress = FromWorker::LabProgress {
+            id: 4,
+            done: 1,
+            total: 2,
+        };
+        assert_eq!(progress.id(), Some(4));
+        let ready = FromWorker::Ready {
+            proto: PROTOCOL,
+            build: "dev".into(),
+        };
+        assert_eq!(ready.id(), None);
+        let panic = FromWorker::Panic {
+            message: "x".into(),
+        };
+        assert_eq!(panic.id(), None);
+    }
 
     #[test]
     fn messages_round_trip() {
