@@ -30,6 +30,7 @@
 
 use crate::multi::sweep_json;
 use calibscope_core::binning::Binning;
+use calibscope_core::rank::ranking_sweep;
 use calibscope_core::recal::first::{
     temperature_first, TemperatureFirst, DEFAULT_FRACTION, DEFAULT_SEED,
 };
@@ -98,17 +99,73 @@ pub fn ranked_values(
     binning: Binning,
     bins: &[usize],
 ) -> Result<Vec<Vec<f64>>, String> {
-    if metric.needs_vectors() && !vectors {
-        return Err(format!(
+    if let Some(why) = unranked(metric, vectors) {
+        return Err(why);
+    }
+    complete_values(metric, sweep(models, metric, binning, bins))
+}
+
+/// Why `metric` cannot be ranked on models with (`vectors`) or without full
+/// probability vectors, if it cannot: the classwise metrics need them.
+pub fn unranked(metric: RankedMetric, vectors: bool) -> Option<String> {
+    (metric.needs_vectors() && !vectors).then(|| {
+        format!(
             "{} needs full probability vectors; top-label input has only the confidence reading",
             metric.name()
-        ));
-    }
-    sweep(models, metric, binning, bins)
-        .into_iter()
+        )
+    })
+}
+
+/// The values of a sweep (`[j][i]`: model `i` at the `j`-th bin count) with every
+/// model defined at every bin count, or why not.
+pub fn complete_values(
+    metric: RankedMetric,
+    by_m: Vec<Vec<Option<f64>>>,
+) -> Result<Vec<Vec<f64>>, String> {
+    by_m.into_iter()
         .map(|row| row.into_iter().collect())
         .collect::<Option<Vec<Vec<f64>>>>()
         .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
+}
+
+/// Rank at the reference bin count minus rank at the other, per model (positive:
+/// the model moved up when the bin count changed from the reference). Both are
+/// average ranks (1 = smallest value), so every difference is finite.
+pub fn rank_change(ranks_ref: &[f64], ranks: &[f64]) -> Vec<f64> {
+    ranks_ref.iter().zip(ranks).map(|(a, b)| a - b).collect()
+}
+
+/// How the models were temperature-scaled first: the split and each model's fit
+/// (a flips section's `temperature`, `calibscope flips --temperature-first`'s, and
+/// the app's flips answers').
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsTemperature {
+    pub seed: u64,
+    pub fraction: f64,
+    pub n_calibration: usize,
+    /// The rows every number is read on.
+    pub n_evaluation: usize,
+    /// Per model, τ.
+    pub tau: Vec<f64>,
+    /// Per model, τ at an end of the bracket `[0.05, 20]`.
+    pub at_bracket_end: Vec<bool>,
+    /// Per model, probability input holding exact 0s or 1s (ill-posed fit).
+    pub exact_zero_one: Vec<bool>,
+}
+
+impl FlipsTemperature {
+    /// The split and fits of models temperature-scaled first.
+    pub fn of(t: &TemperatureFirst) -> FlipsTemperature {
+        FlipsTemperature {
+            seed: t.seed,
+            fraction: t.fraction,
+            n_calibration: t.split.calibration.len(),
+            n_evaluation: t.n_evaluation(),
+            tau: t.taus(),
+            at_bracket_end: t.fits.iter().map(|f| f.at_bracket_end).collect(),
+            exact_zero_one: t.exact_zero_one.clone(),
+        }
+    }
 }
 
 fn unavailable(why: String) -> Value {
@@ -148,15 +205,7 @@ pub fn sets_to_rank<'a>(
 /// τ, whether it is at an end of the bracket `[0.05, 20]`, and whether its
 /// probabilities hold an exact 0 or 1 (the fit is ill-posed there).
 pub fn temperature_json(t: &TemperatureFirst) -> Value {
-    json!({
-        "seed": t.seed,
-        "fraction": t.fraction,
-        "n_calibration": t.split.calibration.len(),
-        "n_evaluation": t.n_evaluation(),
-        "tau": t.taus(),
-        "at_bracket_end": t.fits.iter().map(|f| f.at_bracket_end).collect::<Vec<_>>(),
-        "exact_zero_one": t.exact_zero_one,
-    })
+    serde_json::to_value(FlipsTemperature::of(t)).expect("JSON of numbers and flags")
 }
 
 /// The flips section of `models` (two or more, on the same samples) under
@@ -202,13 +251,9 @@ pub fn flips_section(
                 .zip(&values)
                 .map(|(m, v)| (m.to_string(), json!(v)))
                 .collect();
-            let ranks = &out["ranks"];
-            let (at_ref, at_m) = (&ranks[s.m_ref.to_string()], &ranks[s.m.to_string()]);
-            let change: Vec<Value> = (0..names.len())
-                .map(|i| json!(at_ref[i].as_f64().zip(at_m[i].as_f64()).map(|(a, b)| a - b)))
-                .collect();
+            let ranks = ranking_sweep(&values, &error).ranks;
             out["values"] = Value::Object(by_m);
-            out["rank_change"] = Value::Array(change);
+            out["rank_change"] = json!(rank_change(&ranks[0], &ranks[1]));
             out
         }
     };

@@ -27,6 +27,7 @@
 //! --temperature-first` and records); bin counts above that split's `min(n, 2000)`
 //! are lowered to it, and the answers say which were used.
 
+use calibscope_audit::{complete_values, rank_change, unranked};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
 use calibscope_core::recal::first::{temperature_first, DEFAULT_FRACTION, DEFAULT_SEED};
@@ -55,24 +56,6 @@ struct Scaled {
 
 /// A metric's values by bin count (`[j][i]`: model `i` at the `j`-th bin count).
 type ByM = Vec<Vec<Option<f64>>>;
-
-/// Why `metric` cannot be computed on the loaded models, if it cannot.
-fn unavailable(metric: RankedMetric, has_vectors: bool) -> Option<String> {
-    (metric.needs_vectors() && !has_vectors).then(|| {
-        format!(
-            "{} needs full probability vectors; top-label input has only the confidence reading",
-            metric.name()
-        )
-    })
-}
-
-/// The values with every model defined at every bin count, or why not.
-fn complete(metric: RankedMetric, by_m: Vec<Vec<Option<f64>>>) -> Result<Vec<Vec<f64>>, String> {
-    by_m.into_iter()
-        .map(|row| row.into_iter().collect())
-        .collect::<Option<Vec<Vec<f64>>>>()
-        .ok_or_else(|| format!("{} is undefined for some model", metric.name()))
-}
 
 impl Session {
     /// The models' indices (with class readings when asked), built on first use: as
@@ -190,7 +173,7 @@ impl Session {
         m_values: &[usize],
         tf: bool,
     ) -> Result<(ByM, Option<FlipsTemperature>), String> {
-        if let Some(why) = unavailable(metric, self.has_vectors()) {
+        if let Some(why) = unranked(metric, self.has_vectors()) {
             return Err(why);
         }
         let (models, info) = self.flips_models(metric.needs_vectors(), tf)?;
@@ -283,7 +266,7 @@ impl Session {
         };
         out.values_ref = by_m[0].clone();
         out.values = by_m[1].clone();
-        let values = match complete(metric, by_m) {
+        let values = match complete_values(metric, by_m) {
             Ok(v) => v,
             Err(why) => {
                 out.unavailable = Some(why);
@@ -294,12 +277,7 @@ impl Session {
         let sweep = ranking_sweep(&values, &error);
         out.ranks_ref = sweep.ranks[0].clone();
         out.ranks = sweep.ranks[1].clone();
-        out.rank_change = out
-            .ranks_ref
-            .iter()
-            .zip(&out.ranks)
-            .map(|(a, b)| a - b)
-            .collect();
+        out.rank_change = rank_change(&out.ranks_ref, &out.ranks);
         out.flip_pairs = discordant_pairs(&sweep.ranks[0], &sweep.ranks[1]);
         out.spearman = sweep.spearman[0][1];
         out.spearman_vs_error_ref = sweep.spearman_vs_error[0];
@@ -331,7 +309,7 @@ impl Session {
                 };
                 let values = self
                     .flips_values(metric, binning, bins, tf)
-                    .and_then(|(v, _)| complete(metric, v));
+                    .and_then(|(v, _)| complete_values(metric, v));
                 match values {
                     Err(why) => out.unavailable = Some(why),
                     Ok(values) => {

@@ -3,8 +3,8 @@
 //! reference, and the Spearman and flip matrices over a set of bin counts (the
 //! worker's `impl Session` in calibscope-engine answers them).
 
+pub use calibscope_audit::FlipsTemperature;
 use calibscope_core::binning::Binning;
-use calibscope_core::recal::first::TemperatureFirst;
 use serde::{Deserialize, Serialize};
 
 /// A question of the ranking-flips view.
@@ -44,37 +44,6 @@ impl FlipsRequest {
             FlipsRequest::TemperatureFirst(_) => self,
             _ if on => FlipsRequest::TemperatureFirst(Box::new(self)),
             _ => self,
-        }
-    }
-}
-
-/// How the models were temperature-scaled first: the split and each model's fit.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FlipsTemperature {
-    pub seed: u64,
-    pub fraction: f64,
-    pub n_calibration: usize,
-    /// The rows every number is read on.
-    pub n_evaluation: usize,
-    /// Per model, τ.
-    pub tau: Vec<f64>,
-    /// Per model, τ at an end of the bracket `[0.05, 20]`.
-    pub at_bracket_end: Vec<bool>,
-    /// Per model, probability input holding exact 0s or 1s (ill-posed fit).
-    pub exact_zero_one: Vec<bool>,
-}
-
-impl FlipsTemperature {
-    /// The split and fits of models temperature-scaled first.
-    pub fn of(t: &TemperatureFirst) -> FlipsTemperature {
-        FlipsTemperature {
-            seed: t.seed,
-            fraction: t.fraction,
-            n_calibration: t.split.calibration.len(),
-            n_evaluation: t.n_evaluation(),
-            tau: t.taus(),
-            at_bracket_end: t.fits.iter().map(|f| f.at_bracket_end).collect(),
-            exact_zero_one: t.exact_zero_one.clone(),
         }
     }
 }
