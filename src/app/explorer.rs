@@ -277,7 +277,7 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
         let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
         store.computed.with(|c| {
             let c = c.as_ref()?;
-            let r: Row = c.rows.get(i)?.clone();
+            let r: Row = *c.rows.get(i)?;
             let base = rows_path(&store.prefix(c.model), c.reading, c.binning, c.m);
             let (lo_name, hi_name, lo_key, hi_key) = if c.binning == Binning::Width {
                 ("[", ")", "lower_edge", "upper_edge")

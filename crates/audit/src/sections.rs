@@ -192,7 +192,7 @@ pub fn reliability_rows(binning: Binning, rows: &[ReliabilityRow]) -> Value {
         .map(|r| {
             let mut o = Map::new();
             o.insert("bin".into(), json!(r.bin));
-            o.insert("n".into(), json!(r.count));
+            o.insert("n".into(), json!(r.n));
             o.insert("conf".into(), json!(r.conf));
             o.insert("acc".into(), json!(r.acc));
             o.insert("gap".into(), json!(r.gap));

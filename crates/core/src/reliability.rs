@@ -6,13 +6,16 @@ use crate::binning::{Bin, BinSource, BinnedAccumulator, BinnedMetrics, Binning, 
 /// Default two-sided level of the Clopper–Pearson intervals: `1 - alpha`, `alpha = 0.05`.
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
-/// One row of a reliability table.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One row of a reliability table: the audit JSON's row (`n` and the edges), the
+/// app's wire row (calibscope-proto's `Row`; `serde` feature) and what the page
+/// draws, one type.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ReliabilityRow {
     /// Bin number in `0..m`.
     pub bin: usize,
     /// `n_B`.
-    pub count: usize,
+    pub n: usize,
     /// `conf_B`, mean forecast.
     pub conf: f64,
     /// `acc_B`, mean outcome.
@@ -67,7 +70,7 @@ impl ReliabilityRow {
         };
         ReliabilityRow {
             bin: bin.index,
-            count: bin.count(),
+            n: bin.count(),
             conf: bin.conf(),
             acc: bin.acc(),
             gap: bin.gap(),

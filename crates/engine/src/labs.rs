@@ -54,9 +54,6 @@ fn check_size(n: usize, m: usize, reps: usize) -> Result<(), String> {
 
 pub(crate) fn rows_of(sorted: &SortedReading, binning: Binning, m: usize) -> Vec<Row> {
     reliability_table(sorted, binning, m, DEFAULT_ALPHA)
-        .into_iter()
-        .map(Row::from)
-        .collect()
 }
 
 /// Runs `request`; `progress(done, total)` reports repetitions as they finish.

@@ -398,7 +398,6 @@ fn table(
     intervals: &mut IntervalCache,
 ) -> (Vec<Row>, Metrics, usize) {
     let (rows, t) = reliability_table_cached(&index.sorted, binning, m, intervals);
-    let rows: Vec<Row> = rows.into_iter().map(Row::from).collect();
     let corrected = confidence_accuracy
         .map(|accuracy| calibscope_core::truthful::confce_corrected(t.lince, n, accuracy));
     let metrics = binned_metrics_json(&t, index.brier, corrected)

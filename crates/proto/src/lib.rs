@@ -337,38 +337,10 @@ impl Default for Summary {
     }
 }
 
-/// One non-empty bin of a reliability table (the audit JSON's names; `lower`/`upper`
-/// are `lower_edge`/`upper_edge` for equal-width, `u_min`/`u_max` for equal-mass).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Row {
-    pub bin: usize,
-    pub n: usize,
-    pub conf: f64,
-    pub acc: f64,
-    pub gap: f64,
-    pub successes: u64,
-    pub cp_lower: f64,
-    pub cp_upper: f64,
-    pub lower: f64,
-    pub upper: f64,
-}
-
-impl From<calibscope_core::reliability::ReliabilityRow> for Row {
-    fn from(r: calibscope_core::reliability::ReliabilityRow) -> Row {
-        Row {
-            bin: r.bin,
-            n: r.count,
-            conf: r.conf,
-            acc: r.acc,
-            gap: r.gap,
-            successes: r.successes,
-            cp_lower: r.cp_lower,
-            cp_upper: r.cp_upper,
-            lower: r.lower,
-            upper: r.upper,
-        }
-    }
-}
+/// One non-empty bin of a reliability table: calibscope-core's row (`lower`/`upper`
+/// are the audit JSON's `lower_edge`/`upper_edge` for equal-width, `u_min`/`u_max`
+/// for equal-mass).
+pub use calibscope_core::reliability::ReliabilityRow as Row;
 
 /// A message from the worker (short-lived: serialised at once, so the size
 /// difference of the variants does not matter).
