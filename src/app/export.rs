@@ -146,11 +146,10 @@ fn files(record: &Value) -> Vec<(String, &'static str, String)> {
     let stem = stem(record);
     let settings = &record["settings"];
     let m = settings["m"].as_u64().unwrap_or(15) as usize;
-    let binning = if settings["binning"] == "mass" {
-        Binning::Mass
-    } else {
-        Binning::Width
-    };
+    let binning = settings["binning"]
+        .as_str()
+        .and_then(Binning::from_name)
+        .unwrap_or(Binning::Width);
     let mut out = vec![
         (
             format!("{stem}.report.html"),
