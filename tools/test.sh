@@ -28,7 +28,7 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "native tests (unit, property, fixtures, CLI, app engine, doctests)"
+step "native tests (unit, property, fixtures, CLI, the worker's engine, doctests)"
 cargo test --workspace --locked --release
 
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
@@ -36,8 +36,8 @@ step "wasm32 target"
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
   || rustup target add wasm32-unknown-unknown
 
-step "lints (the page and the worker, wasm32; clippy_wasm/clippy.toml bans calls that panic or block in a browser)"
-CLIPPY_CONF_DIR="$PWD/clippy_wasm" cargo clippy -p calibscope-app -p calibscope-web --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
+step "lints (the page, the worker and what it computes, wasm32; clippy_wasm/clippy.toml bans calls that panic or block in a browser)"
+CLIPPY_CONF_DIR="$PWD/clippy_wasm" cargo clippy -p calibscope-app -p calibscope-web -p calibscope-engine -p calibscope-proto --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
 
 step "browser: Debian chromium"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
