@@ -9,7 +9,7 @@
 //! `cargo run --release --example flips_worker [-- --write FILE]` (`--write` also
 //! saves the file, the input of bench/flips_browser.mjs).
 
-use calibscope_app::flips::FlipsRequest;
+use calibscope_app::proto::flips::FlipsRequest;
 use calibscope_core::binning::Binning;
 use calibscope_engine::Session;
 use std::fmt::Write;

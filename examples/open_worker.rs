@@ -84,7 +84,7 @@ fn main() {
     // the scale benchmark's large steps (End, then three steps back): the first
     // computes every interval, the others find many in the session's cache
     let m_max = session.n().min(2000);
-    let steps = calibscope_app::slider::steps(m_max, &session.m_values());
+    let steps = calibscope_app::shared::slider::steps(m_max, &session.m_values());
     let large: Vec<usize> = steps.iter().rev().take(4).copied().collect();
     for (binning, m) in Binning::ALL
         .into_iter()

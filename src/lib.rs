@@ -1,21 +1,27 @@
-//! calibscope in the browser: the page (src/app/) and its helpers. The worker's
+//! calibscope in the browser: the page, one folder per view. The worker's
 //! computations are calibscope-engine's, the messages between the two
-//! calibscope-proto's, the worker's message loop and the wasm binary crates/web's.
+//! calibscope-proto's ([`proto`]), the worker's message loop and the wasm binary
+//! crates/web's.
 //!
-//! - [`proto`]: the worker protocol (calibscope-proto; [`flips`] and [`labs`] are its
-//!   requests and answers of those views);
-//! - [`numfmt`]: how numbers are shown and written into `data-value`.
+//! - [`app`]: the root (creates every view's state, the navigation);
+//! - `client`: the worker link, a router that hands each reply to the request that
+//!   asked (`client::call::Call`: latest wins, written once);
+//! - `page`: the frame (shared signals, opening files, the panels, the theme);
+//! - [`shared`]: widgets, the reliability chart, downloads, number formatting, texts;
+//! - the views: `audit`, `flips`, `recal`, `learn`, `labs`, and `sharing` (links,
+//!   exports, records).
+//!
+//! The page runs in a browser, and compiles (and is linted) on the host too.
 
-/// The page's views (Leptos): they run in a browser, and compile (and are linted)
-/// on the host too.
-pub mod app;
-pub mod calib_badges;
-pub mod flips_finding;
-pub mod numfmt;
 pub use calibscope_proto as proto;
-pub use calibscope_proto::{flips, labs, packed};
-pub mod share_state;
-pub mod slider;
-pub mod table_rows;
-pub mod table_window;
-pub mod text;
+
+pub mod app;
+mod audit;
+mod client;
+mod flips;
+mod labs;
+mod learn;
+mod page;
+mod recal;
+pub mod shared;
+mod sharing;

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The folders of the page's modules, relative to the crate root.
-const PAGE: &[&str] = &["src/app"];
+const PAGE: &[&str] = &["src"];
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -43,9 +43,11 @@ fn module_of(src: &Path, file: &Path) -> Vec<String> {
 }
 
 /// The code of a file without its comments (line comments; the page has no block
-/// comments around code).
+/// comments around code) and without its unit tests (`#[cfg(test)]` to the end: a
+/// test module's `super::` is the file's own module).
 fn code(text: &str) -> String {
     text.lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
         .map(|l| match l.find("//") {
             // keep `//` inside a string literal (a URL) when a quote precedes it
             Some(i) if !l[..i].contains('"') => &l[..i],

@@ -1,0 +1,8 @@
+//! The audit view: the overview (one row per model, with calibration badges) and
+//! the reliability explorer (diagram, ECE family, the table's rows in view).
+
+pub mod badges;
+pub mod explorer;
+pub mod overview;
+pub mod table_rows;
+pub mod table_window;
