@@ -8,6 +8,9 @@ packages, on seeded synthetic binary data written into the same JSON:
   grid of query scores; and the same procedure (same features, same C, same
   refits) solved to tight tolerance with scikit-learn's newton-cholesky solver
   (tol 1e-14), since betacal's own L-BFGS stops at a gradient tolerance of 1e-4;
+- Venn-Abers: venn-abers 1.5.4 `VennAbers()` fitted on `[1 - s, s]`: its interval
+  `[p0, p1]` and merged probability on the query scores (plus, in the case with tied
+  scores, on every calibration value);
 
 Each case holds the calibration scores and labels (floats written with repr, so
 they round-trip exactly) and the query scores.
@@ -17,6 +20,7 @@ import sys
 
 import numpy as np
 from betacal import BetaCalibration
+from venn_abers import VennAbers
 
 
 def case(name, rng, n, draw, truth):
@@ -69,7 +73,11 @@ def main(out):
         case("negative_a", rng, 500, lambda r, n: r.random(n), lambda s: 0.6 - 0.4 * s + 0.3 * (s > 0.9)),
         # outcomes fall near 1: the full fit's `b` is negative
         case("negative_b", rng, 500, lambda r, n: r.random(n), lambda s: 0.2 + 0.6 * s - 0.5 * (s > 0.85)),
+        # scores rounded to two decimals: tied calibration scores, queries on them
+        case("tied_scores", rng, 700, lambda r, n: np.round(r.random(n), 2), beta_family(1.5, 1.0, 0.0)),
     ]
+    tied = cases[-1]
+    tied["queries"] = sorted(set(tied["queries"]) | set(tied["scores"][:60]))
     for c in cases:
         s = np.array(c["scores"])
         y = np.array(c["labels"])
@@ -84,10 +92,19 @@ def main(out):
             "predict": [float(v) for v in bc.predict(np.array(c["queries"]))],
         }
         c["beta_tight"] = beta_tight(s, y)
+        va = VennAbers()
+        va.fit(np.column_stack([1 - s, s]), y)
+        q = np.array(c["queries"])
+        p_prime, p0_p1 = va.predict_proba(np.column_stack([1 - q, q]))
+        c["venn_abers"] = {
+            "p0": [float(v) for v in p0_p1[:, 0]],
+            "p1": [float(v) for v in p0_p1[:, 1]],
+            "p": [float(v) for v in p_prime[:, 1]],
+        }
     import importlib.metadata as md
     doc = {
-        "generated_by": "bench/peers_recal.sh (betacal %s, scikit-learn %s, numpy %s)"
-        % (md.version("betacal"), md.version("scikit-learn"), md.version("numpy")),
+        "generated_by": "bench/peers_recal.sh (betacal %s, venn-abers %s, scikit-learn %s, numpy %s)"
+        % (md.version("betacal"), md.version("venn-abers"), md.version("scikit-learn"), md.version("numpy")),
         "cases": cases,
     }
     with open(out, "w") as f:

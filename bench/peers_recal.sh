@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The recalibration methods against their authors' packages (beta calibration:
-# betacal 1.1.0), on seeded synthetic data.
+# betacal 1.1.0; Venn-Abers: venn-abers 1.5.4), on seeded synthetic data.
 #
 # Usage: bash bench/peers_recal.sh [--update-refs]
 #
 # Makes a throwaway virtualenv in /tmp/calibscope_peers_recal (python3 -m venv; pip
-# install betacal==1.1.0 scikit-learn numpy) and writes target/peers_recal/refs.json:
+# install betacal==1.1.0 venn-abers==1.5.4 scikit-learn numpy) and writes target/peers_recal/refs.json:
 # the data and the peers' fits. --update-refs copies it to
 # crates/core/tests/refs/recal_peers.json, which crates/core/tests/recal_peers.rs
 # compares against; the test runs either way.
@@ -21,7 +21,7 @@ venv=/tmp/calibscope_peers_recal
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet betacal==1.1.0 scikit-learn numpy
+"$venv/bin/pip" install --quiet betacal==1.1.0 venn-abers==1.5.4 scikit-learn numpy
 out=target/peers_recal
 mkdir -p "$out"
 "$venv/bin/python" bench/peers_recal.py "$out/refs.json"

@@ -12,8 +12,13 @@
 //! parameters within 1e-8 relative; and against betacal itself: the same refit
 //! decisions, parameters within 2e-2 relative and calibrated probabilities within
 //! 2e-3 (the largest gaps are printed).
+//!
+//! Venn–Abers against venn-abers 1.5.4: both compute slopes of the same integer
+//! cumulative sum diagram, so `p0`, `p1` and the merged probability agree within
+//! 1e-12, ties included.
 
 use calibscope_core::recal::beta::fit_beta;
+use calibscope_core::recal::venn_abers::fit_venn_abers;
 use serde_json::Value;
 
 fn refs() -> Value {
@@ -100,4 +105,49 @@ fn beta_calibration_equals_betacal() {
     }
     assert!(refits >= 2, "the cases exercise both refits");
     println!("against betacal: parameters within {worst_param:.2e} relative, probabilities within {worst_p:.2e}");
+}
+
+fn case_data(case: &Value) -> (&str, Vec<f64>, Vec<u8>) {
+    let name = case["name"].as_str().unwrap();
+    let scores = floats(&case["scores"]);
+    let labels = case["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as u8)
+        .collect();
+    (name, scores, labels)
+}
+
+#[test]
+fn venn_abers_equals_the_venn_abers_package() {
+    let refs = refs();
+    let mut queries_on_calibration_values = 0;
+    for case in refs["cases"].as_array().unwrap() {
+        let (name, scores, labels) = case_data(case);
+        let fit = fit_venn_abers(&scores, &labels).unwrap();
+        let theirs = &case["venn_abers"];
+        let (p0, p1, p) = (
+            floats(&theirs["p0"]),
+            floats(&theirs["p1"]),
+            floats(&theirs["p"]),
+        );
+        let queries = floats(&case["queries"]);
+        assert_eq!(queries.len(), p.len(), "{name}");
+        for (i, q) in queries.iter().enumerate() {
+            let ours = fit.predict(*q);
+            queries_on_calibration_values += usize::from(scores.contains(q));
+            for (what, a, b) in [
+                ("p0", ours.p0, p0[i]),
+                ("p1", ours.p1, p1[i]),
+                ("p", ours.p, p[i]),
+            ] {
+                assert!(
+                    (a - b).abs() <= 1e-12,
+                    "{name}: {what}({q}) = {a} against venn-abers' {b}"
+                );
+            }
+        }
+    }
+    assert!(queries_on_calibration_values >= 50, "ties are exercised");
 }

@@ -30,6 +30,7 @@ mod screen;
 mod staged;
 mod taylor;
 pub mod temperature;
+pub mod venn_abers;
 
 pub use golden::{
     at_bracket_end, golden_section, golden_section_batch, golden_section_reuse, GoldenSearch,
