@@ -37,7 +37,7 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
   || rustup target add wasm32-unknown-unknown
 
 step "lints (the page, the worker and what it computes, wasm32; clippy_wasm/clippy.toml bans calls that panic or block in a browser)"
-CLIPPY_CONF_DIR="$PWD/clippy_wasm" cargo clippy -p calibscope-app -p calibscope-web -p calibscope-engine -p calibscope-proto --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
+CLIPPY_CONF_DIR="$PWD/clippy_wasm" cargo clippy -p calibscope-app -p calibscope-web -p calibscope-worker -p calibscope-engine -p calibscope-proto --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
 
 step "browser: Debian chromium"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

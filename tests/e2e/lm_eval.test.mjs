@@ -42,7 +42,7 @@ test('a 4-choice harness log reads as 4-class logits with the numbers of its pla
     assert.equal(await valueOf(page, 'input.k'), '4');
     assert.equal(await valueOf(page, 'input.n'), '300');
     assert.deepEqual(await numbers(page), want);
-    const notes = await page.locator('#mapping details').innerText();
+    const notes = await page.locator('#mapping details', { hasText: 'Choices made while reading' }).innerText();
     assert.match(notes, /lm-evaluation-harness samples log/);
     assert.match(notes, /agree with the logged acc on all 300 questions/);
   });
