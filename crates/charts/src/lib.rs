@@ -7,11 +7,15 @@
 //! Every chart takes its colours from [`palette`].
 //!
 //! - [`reliability`]: the reliability diagram and its strip of bin counts;
-//! - [`recal::tau_curve`], [`recal::fitted_map`]: the recalibration drawings.
+//! - [`recal::tau_curve`], [`recal::fitted_map`]: the recalibration drawings;
+//! - [`smooth::smooth_reliability`], [`cumulative::cumulative_differences`]: the
+//!   binning-free diagrams (smooth ECE's curve, the cumulative differences).
 
+pub mod cumulative;
 mod merge;
 pub mod palette;
 pub mod recal;
+pub mod smooth;
 
 use plotters::prelude::*;
 pub use plotters::style::RGBColor;

@@ -9,6 +9,7 @@
 //! path: in the audit document, or in the record's `tables` for the 15-bin
 //! reliability tables) and `data-value` (full precision), as in the app.
 
+mod binning_free;
 mod exports;
 mod flips;
 mod html;
@@ -157,6 +158,7 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
         o.raw("<p class=\"warning\"><strong>Overconfidence risk</strong>: P_risk &gt; 0.95 — the wrong answers carry more confidence than a calibrated model's would.</p>\n");
     }
     o.raw("</section>\n");
+    binning_free::section(o, doc, &[], tables, prefix);
     diagrams(o, tables, prefix);
     if doc.get("recalibration").is_some() {
         let recal = &doc["recalibration"];
@@ -190,6 +192,13 @@ fn multi(o: &mut Out, doc: &Value, tables: &Value) {
     o.raw("</section>\n");
     for name in &names {
         o.raw(&format!("<h2 class=\"model\">Model {}</h2>\n", esc(name)));
+        binning_free::section(
+            o,
+            doc,
+            &["models", name.as_str()],
+            tables,
+            &["models", name.as_str()],
+        );
         diagrams(o, tables, &["models", name.as_str()]);
     }
 }
