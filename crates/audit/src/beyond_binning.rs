@@ -46,7 +46,7 @@
 use crate::num;
 use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::bootstrap::{
-    bootstrap_map, percentile_interval, BootReading, BootstrapSettings, Resampled,
+    bootstrap_map, percentile_interval, BlockIndex, BootReading, BootstrapSettings, Resampled,
 };
 use calibscope_core::calibration_tests::{
     cumulative_test, hosmer_lemeshow, spiegelhalter, HL_GROUPS,
@@ -174,10 +174,10 @@ fn point_values(pairs: &Pairs, sorted: &SortedReading, m_values: &[usize]) -> Ma
 }
 
 /// The values of [`INTERVAL_METRICS`] on one replicate at `(binning, m)`, from one
-/// pass over its bins: the ECE family of `calibscope_core::binning`, ConfCE^corr
+/// visit of its bins: the ECE family of `calibscope_core::binning`, ConfCE^corr
 /// (`ConfCE + (1/n)(1 - acc)`, METRICS.md §4) and the debiased L2 error (§8.2).
 fn replicate_binned(
-    sample: &Resampled<'_>,
+    sample: &BlockIndex<'_>,
     binning: Binning,
     m: usize,
     out: &mut Vec<Option<f64>>,
@@ -212,7 +212,7 @@ fn replicate_binned(
 }
 
 /// The interval paths of a reading, in the order [`replicate_values`] returns them.
-fn interval_paths(m_values: &[usize]) -> Vec<String> {
+pub fn interval_paths(m_values: &[usize]) -> Vec<String> {
     let mut paths = vec!["d".to_string()];
     for binning in Binning::ALL {
         for m in m_values {
@@ -225,12 +225,16 @@ fn interval_paths(m_values: &[usize]) -> Vec<String> {
 }
 
 /// Every interval value of one replicate (see [`interval_paths`]).
-fn replicate_values(sample: &Resampled<'_>, m_values: &[usize]) -> Vec<Option<f64>> {
+///
+/// One pass over the replicate's counts builds its block sums
+/// ([`Resampled::block_index`]); `d` and every binning's bins are read from them.
+pub fn replicate_values(sample: &Resampled<'_>, m_values: &[usize]) -> Vec<Option<f64>> {
+    let index = sample.block_index();
     let mut out = Vec::with_capacity(1 + 12 * m_values.len());
-    out.push(sample.mean_gap());
+    out.push(index.mean_gap());
     for binning in Binning::ALL {
         for &m in m_values {
-            replicate_binned(sample, binning, m, &mut out);
+            replicate_binned(&index, binning, m, &mut out);
         }
     }
     out

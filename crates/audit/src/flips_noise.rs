@@ -31,7 +31,7 @@
 use crate::beyond_binning::bootstrap_json;
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::{
-    bootstrap_map, pair_order_share, BootReading, BootstrapSettings, Resampled,
+    bootstrap_map, pair_order_share, BlockIndex, BootReading, BootstrapSettings,
 };
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::reading::{class_pairs, top_labels, ProbView};
@@ -53,9 +53,9 @@ pub fn within_noise(shares: (Option<f64>, Option<f64>), alpha: f64) -> bool {
 }
 
 /// One replicate's binned metrics of a reading at one bin count, from one pass: the
-/// ECE family and the number of successes.
+/// ECE family and the number of successes (from the replicate's block sums).
 fn binned_with_successes(
-    sample: &Resampled<'_>,
+    sample: &BlockIndex<'_>,
     binning: Binning,
     m: usize,
 ) -> (calibscope_core::binning::BinnedMetrics, u64) {
@@ -74,7 +74,7 @@ fn binned_with_successes(
 /// the confidence reading; LinCE^cw and cwECE the mean over the class readings. One
 /// pass per reading serves every metric.
 fn metrics_on(
-    samples: &[Resampled<'_>],
+    samples: &[BlockIndex<'_>],
     metrics: &[SweepMetric],
     binning: Binning,
     m: usize,
@@ -82,15 +82,10 @@ fn metrics_on(
     let n = samples[0].len();
     let (conf, successes) = binned_with_successes(&samples[0], binning, m);
     let classes = &samples[1..];
-    let per_class: Vec<calibscope_core::binning::BinnedMetrics> =
-        if metrics.iter().any(|m| m.is_classwise()) {
-            classes
-                .iter()
-                .map(|c| binned_with_successes(c, binning, m).0)
-                .collect()
-        } else {
-            Vec::new()
-        };
+    let per_class: Vec<calibscope_core::binning::BinnedMetrics> = classes
+        .iter()
+        .map(|c| binned_with_successes(c, binning, m).0)
+        .collect();
     let class_mean = |f: &dyn Fn(&calibscope_core::binning::BinnedMetrics) -> Option<f64>| {
         if per_class.is_empty() {
             return None;
@@ -142,8 +137,9 @@ fn replicates(
             let refs: Vec<&BootReading> = readings.iter().collect();
             // rows[r][j][metric]
             let rows = bootstrap_map(&refs, settings, |_, s| {
+                let index: Vec<BlockIndex<'_>> = s.iter().map(|r| r.block_index()).collect();
                 bins.iter()
-                    .map(|&m| metrics_on(s, metrics, binning, m))
+                    .map(|&m| metrics_on(&index, metrics, binning, m))
                     .collect::<Vec<_>>()
             });
             (0..metrics.len())
