@@ -124,7 +124,7 @@ pub fn section(
         o.raw("<div class=\"figures\">\n");
         for (kind, svg) in figures {
             let caption = match kind {
-                "smooth" => "Smooth reliability diagram: the mean outcome smoothed with the bandwidth σ* of smooth ECE (no bins), the diagonal of perfect calibration, and the density of the confidences along the bottom",
+                "smooth" => "Smooth reliability diagram: the mean outcome smoothed with the bandwidth σ* of smooth ECE (no bins), the diagonal of perfect calibration, and the density of the confidences along the bottom (where the band is thin, few samples support the curve)",
                 _ => "Cumulative differences: accuracy minus confidence summed over the samples sorted by confidence; a steady slope is miscalibration there, and the dashed lines at ±σ show the size expected from noise alone",
             };
             o.raw(&format!(
