@@ -240,13 +240,16 @@ pub fn replicate_values(sample: &Resampled<'_>, m_values: &[usize]) -> Vec<Optio
     out
 }
 
+/// Per metric, its value on each replicate (`None`: undefined there).
+pub type Replicates = Vec<Vec<Option<f64>>>;
+
 /// The bootstrap of one reading: per interval path, its replicate values in
 /// replicate order. `None` when the reading is empty or `replicates = 0`.
 pub fn replicates_of(
     reading: &BootReading,
     m_values: &[usize],
     settings: &BootstrapSettings,
-) -> Option<(Vec<String>, Vec<Vec<Option<f64>>>)> {
+) -> Option<(Vec<String>, Replicates)> {
     if reading.is_empty() || settings.replicates == 0 {
         return None;
     }

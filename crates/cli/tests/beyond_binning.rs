@@ -209,3 +209,18 @@ fn flips_reports_each_flip_against_noise() {
         );
     }
 }
+
+#[test]
+fn the_markdown_summary_opens_with_the_verdict() {
+    let data = golden("breast_cancer_logreg_logit.csv");
+    let out = calibscope(&["audit", "--no-recalibration", "--bootstrap", "200", &data]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().find(|l| l.starts_with("**")).unwrap_or("");
+    assert!(
+        first.contains("n = 171") && first.contains("cumulative-differences test"),
+        "{text}"
+    );
+    let out = calibscope(&["audit", "--bootstrap", "0", &data]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("cumulative-differences test"));
+}
