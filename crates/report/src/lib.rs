@@ -143,6 +143,8 @@ fn input_errors(o: &mut Out, doc: &Value) {
 }
 
 fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
+    // the answer first: the verdict, its tests and the binning-free diagrams
+    binning_free::section(o, doc, &[], tables, prefix);
     let input = &doc["input"];
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     o.raw(&format!(
@@ -158,7 +160,6 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
         o.raw("<p class=\"warning\"><strong>Overconfidence risk</strong>: P_risk &gt; 0.95 — the wrong answers carry more confidence than a calibrated model's would.</p>\n");
     }
     o.raw("</section>\n");
-    binning_free::section(o, doc, &[], tables, prefix);
     diagrams(o, tables, prefix);
     if doc.get("recalibration").is_some() {
         let recal = &doc["recalibration"];
