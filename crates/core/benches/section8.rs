@@ -109,3 +109,17 @@ fn bootstrap_1000_block_index_d_ece15_1m(bencher: Bencher, threads: usize) {
         .len()
     });
 }
+
+/// B = 1000 replicates drawn and counted only (no metric): the floor of any bootstrap
+/// of 1M rows under the contract's draws.
+#[divan::bench(sample_count = 3, args = [1])]
+fn bootstrap_1000_draw_and_count_only_1m(bencher: Bencher, threads: usize) {
+    use calibscope_core::bootstrap::bootstrap_map;
+    let (u, o) = data(1_000_000);
+    let reading = BootReading::new(&u, &o);
+    let settings = BootstrapSettings {
+        threads,
+        ..BootstrapSettings::default()
+    };
+    bencher.bench(|| bootstrap_map(&[&reading], &settings, |r, _| r).len());
+}
