@@ -19,12 +19,12 @@
 //!           "metric": "confece", "binning": "mass", "stable_share": 0.975,
 //!           "bins": [5, 20, 2000],
 //!           "pair_order": {"5": [[null, 0.99, 0.61], [0.99, null, 0.7], [0.61, 0.7, null]], …},
-//!           "flips": {"2000|5": [{"pair": ["a", "c"], "shares": [0.58, 0.99], "within_noise": true}]}}
+//!           "flips": {"5|2000": [{"pair": ["a", "c"], "shares": [0.99, 0.58], "within_noise": true}]}}
 //! ```
 //!
 //! `pair_order.<m>[i][j]` is symmetric (the share for the pair `{i, j}`), `null` on
-//! the diagonal and where undefined; `flips` is keyed as the sweep's `flip_pairs`
-//! (`<larger m>|<smaller m>`), `shares` in the key's order. Binning-free metrics
+//! the diagonal and where undefined; `flips` is keyed as the sweep's `flip_pairs` over
+//! the sorted bin counts (`<smaller m>|<larger m>`), `shares` in the key's order. Binning-free metrics
 //! (`error`, `brier_over_k`, `l_conf`) do not change with the bin count, so they have
 //! no flips and no noise section (`{"unavailable": …}`).
 

@@ -102,3 +102,35 @@ fn a_record_without_the_section_shows_none_of_it() {
     assert!(!html.contains("how sure are we") && !html.contains("σ* ="));
     assert_eq!(svg_files(&r).len(), 2, "the two reliability diagrams only");
 }
+
+#[test]
+fn flipped_pairs_say_whether_they_are_within_noise() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../audit/tests/golden/digits_zoo3_head60_probs.csv");
+    let parsed = calibscope_io::open_paths(&[path], &calibscope_io::Options::default());
+    let ds = parsed.as_ref().unwrap();
+    let s = BootstrapSettings {
+        replicates: 200,
+        ..BootstrapSettings::default()
+    };
+    let flips = calibscope_audit::FlipsSettings {
+        m: 2,
+        m_ref: 60,
+        bins: vec![2, 60],
+        ..Default::default()
+    };
+    let tables = record_tables_with(&ds.models, Some(&flips), Some(&s)).unwrap();
+    let mut record = record(Some(&s), &csv());
+    record["tables"] = serde_json::json!(tables);
+    let html = html_report(&record);
+    let flipped = tables["flips"]["ranking"]["flip_pairs"]
+        .as_object()
+        .map_or(0, |m| m.values().map(|v| v.as_array().unwrap().len()).sum());
+    let marked = html
+        .matches("of the paired bootstrap replicates at m = ")
+        .count();
+    assert_eq!(
+        marked, flipped,
+        "every flipped pair of the ranking is marked"
+    );
+}
