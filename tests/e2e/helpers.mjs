@@ -2,6 +2,7 @@
 // playwright-core, fixture files dropped through a real DataTransfer, displayed
 // data-values compared with the fixtures' expected JSON under their tolerance rules.
 import { readFileSync, mkdirSync, existsSync } from 'node:fs';
+import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -100,6 +101,23 @@ export function expected(rel) {
 /** Every displayed metric: [{metric, value}]. */
 export async function displayed(page) {
   return page.$$eval('[data-metric]', (els) => els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value })));
+}
+
+/** Every displayed number but the ones that name the input (file, format, columns,
+ * class names, models): what two files holding the same predictions share. */
+export async function computedNumbers(page) {
+  const skip = /^input\.(file|format|columns|label|scores|class_names|ignored|id_column|model_column|models)$/;
+  return (await displayed(page)).filter((d) => !skip.test(d.metric));
+}
+
+/** Runs `fn(page)` on a fresh page of the app, then checks that the page logged no
+ * error and asked nothing of another origin. */
+export async function withCleanPage(browser, fn) {
+  await withApp(browser, async ({ page, requests, errors }) => {
+    await fn(page);
+    assert.deepEqual(errors ?? [], []);
+    assert.deepEqual(foreignRequests(requests), []);
+  });
 }
 
 export async function valueOf(page, metric) {

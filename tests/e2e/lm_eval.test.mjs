@@ -5,7 +5,7 @@
 // names the question and what to fix.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openApp, dropPaths, valueOf, displayed, foreignRequests } from './helpers.mjs';
+import { launch, dropPaths, valueOf, computedNumbers as numbers, withCleanPage } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -13,22 +13,7 @@ after(async () => { await browser?.close(); });
 
 const data = (name) => `crates/io/tests/data/lm_eval/${name}`;
 
-/** Every displayed number but the ones naming the input. */
-async function numbers(page) {
-  const skip = /^input\.(file|format|columns|label|scores|class_names|ignored|id_column|model_column|models)$/;
-  return (await displayed(page)).filter((d) => !skip.test(d.metric));
-}
-
-async function withPage(fn) {
-  const { page, requests, errors, context } = await openApp(browser);
-  try {
-    await fn(page);
-    assert.deepEqual(errors ?? [], []);
-    assert.deepEqual(foreignRequests(requests), []);
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => withCleanPage(browser, fn);
 
 test('a 4-choice harness log reads as 4-class logits with the numbers of its plain CSV', async () => {
   await withPage(async (page) => {
@@ -42,7 +27,7 @@ test('a 4-choice harness log reads as 4-class logits with the numbers of its pla
     assert.equal(await valueOf(page, 'input.k'), '4');
     assert.equal(await valueOf(page, 'input.n'), '300');
     assert.deepEqual(await numbers(page), want);
-    const notes = await page.locator('#mapping details', { hasText: 'Choices made while reading' }).innerText();
+    const notes = await page.locator('#mapping details', { hasText: 'Choices made while reading' }).textContent();
     assert.match(notes, /lm-evaluation-harness samples log/);
     assert.match(notes, /agree with the logged acc on all 300 questions/);
   });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launch, openApp, idle, dropPaths, valueOf, displayed, foreignRequests, shot } from './helpers.mjs';
+import { launch, idle, dropPaths, valueOf, computedNumbers as numbers, withCleanPage, shot } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -17,22 +17,7 @@ after(async () => { await browser?.close(); });
 const data = (name) => `crates/io/tests/data/sklearn/${name}`;
 const dir = mkdtempSync(path.join(tmpdir(), 'calibscope-sklearn-'));
 
-/** Every displayed number but the ones naming the input. */
-async function numbers(page) {
-  const skip = /^input\.(file|format|columns|label|scores|class_names|ignored|id_column|model_column|models)$/;
-  return (await displayed(page)).filter((d) => !skip.test(d.metric));
-}
-
-async function withPage(fn) {
-  const { page, requests, errors, context } = await openApp(browser);
-  try {
-    await fn(page);
-    assert.deepEqual(errors ?? [], []);
-    assert.deepEqual(foreignRequests(requests), []);
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => withCleanPage(browser, fn);
 
 test('label,p0..p9 (and the other pandas forms) read as 10 classes with the canonical numbers', async () => {
   await withPage(async (page) => {
