@@ -7,23 +7,17 @@
 use calibscope_core::recal::beta::fit_beta;
 use calibscope_core::recal::histogram::fit_histogram;
 use calibscope_core::recal::venn_abers::fit_venn_abers;
-use calibscope_core::synth::{generate, Distribution, Mode};
 use divan::{black_box, Bencher};
 
 fn main() {
     divan::main();
 }
 
-/// 1M forecasts of the positive class (Skew High, overconfident) and outcomes.
+mod support;
+
+/// Forecasts of the positive class (Skew High, overconfident) and outcomes.
 fn data(n: usize, seed: u64) -> (Vec<f64>, Vec<bool>) {
-    let s = generate(Distribution::SkewHigh, Mode::OverconfSqrt, n, seed);
-    let o = s
-        .predicted
-        .iter()
-        .zip(&s.labels)
-        .map(|(a, b)| a == b)
-        .collect();
-    (s.confidence, o)
+    support::overconfident_pairs(n, seed)
 }
 
 #[divan::bench(sample_count = 5)]

@@ -15,16 +15,11 @@ fn main() {
     divan::main();
 }
 
+mod support;
+
 /// 1M confidence pairs (Skew High confidences, overconfident by `1 - sqrt(1 - c)`).
 fn data(n: usize) -> (Vec<f64>, Vec<bool>) {
-    let s = generate(Distribution::SkewHigh, Mode::OverconfSqrt, n, 1);
-    let o = s
-        .predicted
-        .iter()
-        .zip(&s.labels)
-        .map(|(a, b)| a == b)
-        .collect();
-    (s.confidence, o)
+    support::overconfident_pairs(n, 1)
 }
 
 #[divan::bench(sample_count = 10)]
