@@ -5,8 +5,10 @@
 //! kind. The CLI prints it, the web worker sends it, reports embed it; all numbers
 //! come from `calibscope-core`, this crate only arranges them.
 
+pub mod beyond_binning;
 pub mod contract;
 pub mod csv;
+pub mod flips_noise;
 mod flips_record;
 pub mod flips_summary;
 mod markdown;
@@ -20,6 +22,7 @@ pub mod summary;
 mod tasks;
 
 use calibscope_core::audit::{Audit, AuditSettings};
+use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::PredictionSet;
 use calibscope_io::{Dataset, ParseErrors};
 use recalibration::audit_and_recalibration;
@@ -41,8 +44,8 @@ pub use recalibration::{
 };
 pub use record::{
     fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, record_tables,
-    report_tables, reverify, verify, Check, Producer, Record, Status, MAX_ROUNDING_ULPS,
-    RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
+    record_tables_with, report_tables, reverify, verify, Check, Producer, Record, Status,
+    MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
 };
 pub use sections::binned_metrics_json;
 
@@ -137,6 +140,19 @@ pub fn audit_json_in(
     options: &AuditOptions,
     sections: Sections,
 ) -> Value {
+    audit_json_with(set, info, options, sections, None)
+}
+
+/// [`audit_json_in`], with the values of METRICS.md §8 (binning-free estimators,
+/// tests, the bootstrap's intervals and the verdict; [`beyond_binning`]) when
+/// `bootstrap` is given.
+pub fn audit_json_with(
+    set: &PredictionSet,
+    info: &FileInfo,
+    options: &AuditOptions,
+    sections: Sections,
+    bootstrap: Option<&BootstrapSettings>,
+) -> Value {
     let settings = AuditSettings {
         m_values: options.m_values.clone(),
         roc_curve: set.n() <= options.roc_max_n,
@@ -166,7 +182,11 @@ pub fn audit_json_in(
     if let Some(recalibration) = recalibration {
         out.insert("recalibration".into(), recalibration);
     }
-    Value::Object(out)
+    let mut doc = Value::Object(out);
+    if let Some(b) = bootstrap {
+        beyond_binning::insert_single(&mut doc, set, &options.m_values, b);
+    }
+    doc
 }
 
 /// The `input_error` document of an input that could not be audited:
@@ -226,6 +246,18 @@ pub fn audit_document_in(
     options: &AuditOptions,
     sections: Sections,
 ) -> Value {
+    audit_document_with(parsed, name, options, sections, None)
+}
+
+/// [`audit_document_in`], with the values of METRICS.md §8 ([`beyond_binning`]) for
+/// every model when `bootstrap` is given (an input-error document has none).
+pub fn audit_document_with(
+    parsed: &Result<Dataset, ParseErrors>,
+    name: &str,
+    options: &AuditOptions,
+    sections: Sections,
+    bootstrap: Option<&BootstrapSettings>,
+) -> Value {
     let dataset = match parsed {
         Ok(d) => d,
         Err(errors) => return input_error_json(name, errors),
@@ -244,15 +276,19 @@ pub fn audit_document_in(
             },
             format: dataset.format.name().to_string(),
         };
-        audit_json_in(&dataset.models[0].1, &info, options, sections)
+        audit_json_with(&dataset.models[0].1, &info, options, sections, bootstrap)
     } else {
-        multi::multi_model_json_in(
+        let mut doc = multi::multi_model_json_in(
             &dataset.models,
             dataset.format.name(),
             &file,
             &options.m_values,
             sections,
-        )
+        );
+        if let Some(b) = bootstrap {
+            beyond_binning::insert_multi(&mut doc, &dataset.models, &options.m_values, b, sections);
+        }
+        doc
     }
 }
 

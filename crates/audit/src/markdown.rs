@@ -60,6 +60,7 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
         input["n"],
         input["k"]
     );
+    verdicts(&mut out, doc);
     table(&mut out, doc, &summary::overview(doc, m));
     if summary::overconfident(doc) {
         let _ = writeln!(
@@ -109,8 +110,32 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
         input["models"].as_array().map_or(0, Vec::len),
         input["n"]
     );
+    verdicts(&mut out, doc);
     table(&mut out, doc, &summary::models(doc, m));
     out
+}
+
+/// The verdict sentence of each model (METRICS.md §8.7), first, when the document
+/// holds the binning-free section.
+fn verdicts(out: &mut String, doc: &Value) {
+    if let Some(text) = doc["verdict"]["text"].as_str() {
+        let _ = writeln!(
+            out,
+            "**{text}**
+"
+        );
+    }
+    for (name, model) in doc["models"].as_object().into_iter().flatten() {
+        if let Some(text) = model["verdict"]["text"].as_str() {
+            let _ = writeln!(out, "- {name}: **{text}**");
+        }
+    }
+    if doc["models"]
+        .as_object()
+        .is_some_and(|m| m.values().any(|v| v["verdict"].is_object()))
+    {
+        out.push('\n');
+    }
 }
 
 /// The summary of a record (`calibscope-record/1`): its audit's summary, then for

@@ -379,15 +379,28 @@ pub fn reverify(
         Some(section) => Some(crate::flips_record::flips_settings_of(section)?),
         None => None,
     };
+    // the values of METRICS.md §8 are recomputed with the recorded bootstrap settings
+    let bootstrap = match recorded["audits"].get(0) {
+        Some(doc) => {
+            crate::beyond_binning::bootstrap_of(doc).map_err(|e| format!("audits.0.{e}"))?
+        }
+        None => None,
+    };
     let tables = match parsed {
-        Ok(d) => record_tables(&d.models, flips.as_ref())?,
+        Ok(d) => record_tables_with(&d.models, flips.as_ref(), bootstrap.as_ref())?,
         Err(_) => Map::new(),
     };
     let recomputed = Record {
         producer,
         contract: crate::CONTRACT,
         inputs,
-        audits: vec![crate::audit_document(parsed, name, &record.options)],
+        audits: vec![crate::audit_document_with(
+            parsed,
+            name,
+            &record.options,
+            crate::Sections::available(),
+            bootstrap.as_ref(),
+        )],
         tables,
         ..record.clone()
     };
@@ -416,9 +429,47 @@ pub fn record_tables(
     models: &[(String, PredictionSet)],
     flips: Option<&crate::FlipsSettings>,
 ) -> Result<Map<String, Value>, String> {
+    record_tables_with(models, flips, None)
+}
+
+/// [`record_tables`] with the tables of METRICS.md §8 when `bootstrap` (the audit
+/// document's bootstrap settings) is given: the binning-free diagrams' data
+/// (`binning_free`, [`crate::beyond_binning::diagram_tables`]; per model under
+/// `models.<name>`) and the flips section's noise
+/// ([`crate::flips_noise::flips_section_with_noise`]).
+pub fn record_tables_with(
+    models: &[(String, PredictionSet)],
+    flips: Option<&crate::FlipsSettings>,
+    bootstrap: Option<&calibscope_core::bootstrap::BootstrapSettings>,
+) -> Result<Map<String, Value>, String> {
     let mut out = report_tables(models, REPORT_M);
+    if bootstrap.is_some() {
+        match models {
+            [(_, set)] => {
+                out.insert(
+                    "binning_free".into(),
+                    crate::beyond_binning::diagram_tables(set),
+                );
+            }
+            many => {
+                if let Some(Value::Object(per)) = out.get_mut("models") {
+                    for (name, set) in many {
+                        if let Some(Value::Object(model)) = per.get_mut(name) {
+                            model.insert(
+                                "binning_free".into(),
+                                crate::beyond_binning::diagram_tables(set),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
     if let (Some(settings), true) = (flips, models.len() >= 2) {
-        out.insert("flips".into(), crate::flips_section(models, settings)?);
+        out.insert(
+            "flips".into(),
+            crate::flips_noise::flips_section_with_noise(models, settings, bootstrap)?,
+        );
     }
     Ok(out)
 }

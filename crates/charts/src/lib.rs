@@ -11,13 +11,17 @@
 //! - [`flips::curves`]: the ranking-flips curves (a metric against the bin count);
 //! - [`small::lines`], [`small::histogram`]: the small charts of the Learn tour and
 //!   the labs (ROC and confidence-weighted ROC, expected ECE against n, histograms),
-//!   hand-written SVG whose colours are CSS classes ([`palette::Ink`]).
+//!   hand-written SVG whose colours are CSS classes ([`palette::Ink`]);
+//! - [`smooth::smooth_reliability`], [`cumulative::cumulative_differences`]: the
+//!   binning-free diagrams (smooth ECE's curve, the cumulative differences).
 
+pub mod cumulative;
 pub mod flips;
 mod merge;
 pub mod palette;
 pub mod recal;
 pub mod small;
+pub mod smooth;
 
 use plotters::prelude::*;
 pub use plotters::style::RGBColor;

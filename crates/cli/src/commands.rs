@@ -3,11 +3,12 @@
 
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
-    audit_document_in, evaluation_after, fitted_params_json, markdown, parse_options,
+    audit_document_with, evaluation_after, fitted_params_json, markdown, parse_options,
     recalibrate_rows, recalibrated_csv, record_markdown, AuditOptions, Method as RecalMethod,
     RecalibrationSettings, Sections,
 };
 use calibscope_core::binning::Binning;
+use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
 use calibscope_core::synth::{self, Distribution, Mode};
 use calibscope_io::{Dataset, Options, ParseErrors};
@@ -102,6 +103,21 @@ pub(crate) fn input_failure(errors: &ParseErrors) -> Failure {
     Failure::Input(message)
 }
 
+impl crate::BootstrapArgs {
+    /// The bootstrap settings on `threads` threads (0: every core).
+    pub(crate) fn settings(&self, threads: usize) -> BootstrapSettings {
+        BootstrapSettings {
+            replicates: self.replicates,
+            seed: self.seed,
+            alpha: self.alpha,
+            threads: match threads {
+                0 => calibscope_core::bootstrap::default_threads(),
+                t => t,
+            },
+        }
+    }
+}
+
 pub(crate) fn binning(b: BinningArg) -> Binning {
     match b {
         BinningArg::Width => Binning::Width,
@@ -159,7 +175,8 @@ pub fn audit(args: AuditArgs) -> Outcome {
         1 => Sections::Sequential,
         _ => Sections::available(),
     };
-    let doc = audit_document_in(&parsed, &name, &audit_options, sections);
+    let bootstrap = args.bootstrap.settings(args.threads);
+    let doc = audit_document_with(&parsed, &name, &audit_options, sections, Some(&bootstrap));
     let quiet = args.exports() && !args.markdown;
     let record = match (&parsed, args.exports()) {
         (Ok(dataset), true) => {

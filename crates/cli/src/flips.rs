@@ -7,6 +7,7 @@
 
 use crate::commands::{binning, check_bins, input_failure, read, write_stdout, Failure, Outcome};
 use crate::FlipsArgs;
+use calibscope_audit::flips_noise::noise_sections;
 use calibscope_audit::{ranked_values, scaled_first, sets_to_rank, sweep_json, temperature_json};
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::sweep::{clip_bins, ModelIndex, RankedMetric};
@@ -72,15 +73,34 @@ pub fn flips(args: FlipsArgs) -> Outcome {
     if let [(_, Err(why))] = results.as_slice() {
         return Err(Failure::Input(format!("calibscope flips: {why}")));
     }
+    // one bootstrap per model for every ranked metric
+    let bootstrap = args.bootstrap.settings(0);
+    let ranked: Vec<(RankedMetric, &[Vec<f64>])> = results
+        .iter()
+        .filter_map(|(m, r)| r.as_ref().ok().map(|v| (*m, v.as_slice())))
+        .collect();
+    let mut sections =
+        noise_sections(&sets, &names, &ranked, binning, &bins, &bootstrap).into_iter();
+    let noises: Vec<Option<Value>> = results
+        .iter()
+        .map(|(_, r)| r.as_ref().ok().and_then(|_| sections.next()))
+        .collect();
     if args.json {
+        let with_noise = |mut v: Value, n: &Option<Value>| {
+            if let Some(n) = n {
+                v["noise"] = n.clone();
+            }
+            v
+        };
         let mut doc = match results.as_slice() {
-            [(_, Ok(values))] => sweep_json(values, &error, &bins, &names),
+            [(_, Ok(values))] => with_noise(sweep_json(values, &error, &bins, &names), &noises[0]),
             _ => {
                 let per: Map<String, Value> = results
                     .iter()
-                    .map(|(m, r)| {
+                    .zip(&noises)
+                    .map(|((m, r), n)| {
                         let v = match r {
-                            Ok(values) => sweep_json(values, &error, &bins, &names),
+                            Ok(values) => with_noise(sweep_json(values, &error, &bins, &names), n),
                             Err(why) => json!({ "unavailable": why }),
                         };
                         (m.name().to_string(), v)
@@ -134,11 +154,16 @@ pub fn flips(args: FlipsArgs) -> Outcome {
                 .join(", ")
         ));
     }
-    for (metric, result) in &results {
+    for ((metric, result), noise) in results.iter().zip(&noises) {
         out.push_str(&format!("\n## {}\n\n", metric.name()));
         match result {
             Err(why) => out.push_str(&format!("not computable: {why}\n")),
-            Ok(values) => tables(&mut out, values, &error, &bins, &names),
+            Ok(values) => {
+                tables(&mut out, values, &error, &bins, &names);
+                if let Some(noise) = noise {
+                    noise_lines(&mut out, noise);
+                }
+            }
         }
     }
     write_stdout(&out)
@@ -197,5 +222,47 @@ fn tables(out: &mut String, values: &[Vec<f64>], error: &[f64], bins: &[usize], 
             bins[*b],
             list.join(", ")
         ));
+    }
+}
+
+/// Each flip of a noise section with the shares of replicates keeping the pair's
+/// order at its two bin counts, and whether it is within noise.
+fn noise_lines(out: &mut String, noise: &Value) {
+    let Some(flips) = noise["flips"].as_object() else {
+        return;
+    };
+    let stable = noise["stable_share"].as_f64().unwrap_or(f64::NAN);
+    let replicates = &noise["bootstrap"]["replicates"];
+    if flips
+        .values()
+        .all(|v| v.as_array().is_none_or(|a| a.is_empty()))
+    {
+        return;
+    }
+    out.push_str(&format!(
+        "\nflips against noise ({replicates} paired bootstrap replicates; an order is stable when it holds in at least {:.1} % of them; a flip is real only when the order is stable at both bin counts)\n",
+        stable * 100.0
+    ));
+    let share = |v: &Value| {
+        v.as_f64()
+            .map_or("undefined".to_string(), |s| format!("{:.1} %", s * 100.0))
+    };
+    for (key, list) in flips {
+        let (a, b) = key.split_once('|').unwrap_or((key, ""));
+        for flip in list.as_array().into_iter().flatten() {
+            let pair = &flip["pair"];
+            out.push_str(&format!(
+                "m = {a} vs m = {b}: {} ↔ {}: order kept in {} / {} of replicates: {}\n",
+                pair[0].as_str().unwrap_or(""),
+                pair[1].as_str().unwrap_or(""),
+                share(&flip["shares"][0]),
+                share(&flip["shares"][1]),
+                if flip["within_noise"] == Value::Bool(true) {
+                    "within noise"
+                } else {
+                    "beyond noise"
+                }
+            ));
+        }
     }
 }

@@ -145,9 +145,54 @@ struct AuditArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     threads: usize,
     #[command(flatten)]
+    bootstrap: BootstrapArgs,
+    #[command(flatten)]
     flips: FlipsRecordArgs,
     #[command(flatten)]
     mapping: Mapping,
+}
+
+/// The seeded paired bootstrap of the binning-free section (METRICS.md §8.5): the
+/// intervals of the confidence reading's metrics and the verdict.
+#[derive(Args, Debug, Clone, Copy)]
+struct BootstrapArgs {
+    /// Bootstrap replicates B for the intervals and the verdict (0: point values only,
+    /// no intervals and no verdict).
+    #[arg(long = "bootstrap", default_value_t = 1000, value_name = "B",
+          value_parser = parse_replicates)]
+    replicates: usize,
+    /// Seed of the bootstrap's draws (the same seed gives the same intervals).
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    seed: u64,
+    /// Intervals at level 1 - A, and the verdict's test at level A (0 < A < 1).
+    #[arg(long, default_value_t = 0.05, value_name = "A", value_parser = parse_alpha)]
+    alpha: f64,
+}
+
+/// `--alpha`: a number strictly between 0 and 1.
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    let a: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number; give a level such as 0.05"))?;
+    if a > 0.0 && a < 1.0 {
+        Ok(a)
+    } else {
+        Err(format!(
+            "{text} is not strictly between 0 and 1 (0.05 gives 95 % intervals)"
+        ))
+    }
+}
+
+/// `--bootstrap`: a whole number of replicates up to the audit's limit.
+fn parse_replicates(text: &str) -> Result<usize, String> {
+    let b: usize = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number of replicates (e.g. 1000)"))?;
+    let max = calibscope_audit::beyond_binning::MAX_REPLICATES;
+    if b > max {
+        return Err(format!("{b} replicates: at most {max}"));
+    }
+    Ok(b)
 }
 
 /// The ranking-flips section of a record of two or more models (the app's "Ranking
@@ -260,9 +305,12 @@ struct FlipsArgs {
     /// view), then rank every model on the evaluation split (the same rows for all).
     #[arg(long)]
     temperature_first: bool,
-    /// Print JSON (ranks, spearman, flips, flip_pairs, spearman_vs_error).
+    /// Print JSON (ranks, spearman, flips, flip_pairs, spearman_vs_error, and the
+    /// bootstrap's `noise`: each pair's order share and whether a flip is within noise).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    bootstrap: BootstrapArgs,
     #[command(flatten)]
     mapping: Mapping,
 }

@@ -4,7 +4,7 @@
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
 use calibscope_audit::{
-    parse_options, record_json_of, record_tables, reverify, FlipsSettings, Producer, Record, Status,
+    parse_options, record_json_of, reverify, FlipsSettings, Producer, Record, Status,
 };
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
@@ -89,8 +89,12 @@ pub fn record(
         settings,
         options,
         audits: vec![doc],
-        tables: record_tables(&dataset.models, Some(&flips_settings(&args.flips)))
-            .map_err(|e| Failure::Usage(format!("--flips-*: {e}")))?,
+        tables: calibscope_audit::record_tables_with(
+            &dataset.models,
+            Some(&flips_settings(&args.flips)),
+            Some(&args.bootstrap.settings(args.threads)),
+        )
+        .map_err(|e| Failure::Usage(format!("--flips-*: {e}")))?,
     })
 }
 

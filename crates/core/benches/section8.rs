@@ -79,3 +79,42 @@ fn bootstrap_1000_d_ece15_1m(bencher: Bencher, threads: usize) {
             .len()
     });
 }
+
+/// The audit's replicate (`calibscope_audit::beyond_binning::replicate_values` reads
+/// the same way): one pass to the block sums, then d and ECE_15 of both binnings from
+/// them; B = 1000 on 1 or 2 threads.
+#[divan::bench(sample_count = 3, args = [1, 2])]
+fn bootstrap_1000_block_index_d_ece15_1m(bencher: Bencher, threads: usize) {
+    use calibscope_core::bootstrap::bootstrap_map;
+    let (u, o) = data(1_000_000);
+    let reading = BootReading::new(&u, &o);
+    let settings = BootstrapSettings {
+        threads,
+        ..BootstrapSettings::default()
+    };
+    bencher.bench(|| {
+        bootstrap_map(&[&reading], &settings, |_, s| {
+            let index = s[0].block_index();
+            (
+                index.mean_gap(),
+                index.binned(Binning::Width, 15).ece,
+                index.binned(Binning::Mass, 15).ece,
+            )
+        })
+        .len()
+    });
+}
+
+/// B = 1000 replicates drawn and counted only (no metric): the floor of any bootstrap
+/// of 1M rows under the contract's draws.
+#[divan::bench(sample_count = 3, args = [1])]
+fn bootstrap_1000_draw_and_count_only_1m(bencher: Bencher, threads: usize) {
+    use calibscope_core::bootstrap::bootstrap_map;
+    let (u, o) = data(1_000_000);
+    let reading = BootReading::new(&u, &o);
+    let settings = BootstrapSettings {
+        threads,
+        ..BootstrapSettings::default()
+    };
+    bencher.bench(|| bootstrap_map(&[&reading], &settings, |r, _| r).len());
+}

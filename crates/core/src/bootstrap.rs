@@ -18,7 +18,7 @@ use crate::binning::{Binning, SortedReading};
 
 mod resample;
 
-pub use resample::Resampled;
+pub use resample::{BlockIndex, Resampled};
 
 /// SplitMix64's increment.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -221,6 +221,9 @@ pub fn svg_files(record: &Value) -> Vec<File> {
                 svg,
             ));
         }
+        for (kind, svg) in crate::binning_free::charts(tables, &[]) {
+            out.push((format!("{kind}_confidence.svg"), svg));
+        }
     }
     let docs = record["audits"].as_array().into_iter().flatten();
     for doc in docs.filter(|d| d.get("models").is_some()) {
@@ -231,6 +234,12 @@ pub fn svg_files(record: &Value) -> Vec<File> {
                         "model{j}_{}_reliability_confidence_{binning}_{REPORT_M}.svg",
                         safe(name)
                     ),
+                    svg,
+                ));
+            }
+            for (kind, svg) in crate::binning_free::charts(tables, &["models", name.as_str()]) {
+                out.push((
+                    format!("model{j}_{}_{kind}_confidence.svg", safe(name)),
                     svg,
                 ));
             }

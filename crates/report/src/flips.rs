@@ -68,12 +68,52 @@ fn pairs(o: &mut Out, s: &Value) {
     for (j, (a, b)) in pairs.iter().enumerate() {
         let value = serde_json::json!([a, b]).to_string();
         o.raw(&format!(
-            "<li class=\"flipped\" data-metric=\"tables.flips.ranking.flip_pairs.{}.{j}\" data-value=\"{}\">{} ↔ {}</li>\n",
+            "<li class=\"flipped\" data-metric=\"tables.flips.ranking.flip_pairs.{}.{j}\" data-value=\"{}\">{} ↔ {}{}</li>\n",
             esc(&key),
             esc(&value),
             esc(a),
-            esc(b)
+            esc(b),
+            noise_note(s, &key, a, b)
         ));
     }
     o.raw("</ul>\n");
+}
+
+/// For a flipped pair of the ranking (`key` = `m_ref|m`), what the record's noise
+/// section says of it: within noise or not, with the share of paired bootstrap
+/// replicates keeping the pair's order at each bin count; empty without a noise section.
+fn noise_note(s: &Value, key: &str, a: &str, b: &str) -> String {
+    let Some((m1, m2)) = key.split_once('|') else {
+        return String::new();
+    };
+    let flips = &s["noise"]["flips"];
+    // the noise section keys its flips by the sorted bin counts
+    let (noise_key, swapped) = if flips.get(key).is_some() {
+        (key.to_string(), false)
+    } else {
+        (format!("{m2}|{m1}"), true)
+    };
+    let Some(list) = flips[&noise_key].as_array() else {
+        return String::new();
+    };
+    let Some((i, flip)) = list.iter().enumerate().find(|(_, f)| {
+        let p = &f["pair"];
+        (p[0] == a && p[1] == b) || (p[0] == b && p[1] == a)
+    }) else {
+        return String::new();
+    };
+    let share = |k: usize| {
+        let k = if swapped { 1 - k } else { k };
+        flip["shares"][k]
+            .as_f64()
+            .map_or("undefined".to_string(), |v| format!("{:.1} %", v * 100.0))
+    };
+    let within = flip["within_noise"] == Value::Bool(true);
+    format!(
+        " — <span data-metric=\"tables.flips.noise.flips.{}.{i}.within_noise\" data-value=\"{within}\">{}</span>: the order holds in {} of the paired bootstrap replicates at m = {m1} and {} at m = {m2}",
+        esc(&noise_key),
+        if within { "within noise" } else { "beyond noise" },
+        share(0),
+        share(1),
+    )
 }

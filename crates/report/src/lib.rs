@@ -9,6 +9,7 @@
 //! path: in the audit document, or in the record's `tables` for the 15-bin
 //! reliability tables) and `data-value` (full precision), as in the app.
 
+mod binning_free;
 mod exports;
 mod flips;
 mod html;
@@ -142,6 +143,8 @@ fn input_errors(o: &mut Out, doc: &Value) {
 }
 
 fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
+    // the answer first: the verdict, its tests and the binning-free diagrams
+    binning_free::section(o, doc, &[], tables, prefix);
     let input = &doc["input"];
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     o.raw(&format!(
@@ -190,6 +193,13 @@ fn multi(o: &mut Out, doc: &Value, tables: &Value) {
     o.raw("</section>\n");
     for name in &names {
         o.raw(&format!("<h2 class=\"model\">Model {}</h2>\n", esc(name)));
+        binning_free::section(
+            o,
+            doc,
+            &["models", name.as_str()],
+            tables,
+            &["models", name.as_str()],
+        );
         diagrams(o, tables, &["models", name.as_str()]);
     }
 }

@@ -69,6 +69,13 @@ impl<'a> Resampled<'a> {
         with_counts!(self.counts, c => bins_of(self.reading, c, binning, m, &mut visit))
     }
 
+    /// The block sums of the resample ([`BlockIndex`]): one pass over the counts, after
+    /// which every bin of either binning costs two partial blocks and a sum over whole
+    /// blocks. Worth it when several binnings or bin counts are read.
+    pub fn block_index(&self) -> BlockIndex<'a> {
+        with_counts!(self.counts, c => BlockIndex::build(*self, c))
+    }
+
     /// The ECE family of [`BinnedMetrics`] on the resample.
     pub fn binned(&self, binning: Binning, m: usize) -> BinnedMetrics {
         let mut acc = BinnedAccumulator::default();
@@ -224,5 +231,180 @@ fn bins_of<C: Copy + Into<u64>>(
                 (qs, cs) = (qe, ce);
             }
         }
+    }
+}
+
+/// Positions per block of a [`BlockIndex`].
+const INDEX_BLOCK: usize = 256;
+
+/// One replicate's sums per block of [`INDEX_BLOCK`] sorted positions (copies, `Σ c u`,
+/// `Σ c o`), made in one pass: the bins of either binning at any bin count are then
+/// read from two partial blocks and the whole blocks between them, and `d` from the
+/// totals, instead of a pass over all positions per binning (METRICS.md §8.5: the same
+/// bins, the same counts; sums in another order, so values may differ from
+/// [`Resampled::for_each_bin`] in the last bits).
+#[derive(Clone, Debug)]
+pub struct BlockIndex<'a> {
+    sample: Resampled<'a>,
+    count: Vec<u64>,
+    sum: Vec<f64>,
+    succ: Vec<u64>,
+    /// Copies before each block (`blocks + 1` entries; the last is `n`).
+    before: Vec<usize>,
+}
+
+impl<'a> BlockIndex<'a> {
+    fn build<C: Copy + Into<u64>>(sample: Resampled<'a>, counts: &[C]) -> Self {
+        let r = sample.reading;
+        let blocks = counts.len().div_ceil(INDEX_BLOCK);
+        let mut out = BlockIndex {
+            sample,
+            count: Vec::with_capacity(blocks),
+            sum: Vec::with_capacity(blocks),
+            succ: Vec::with_capacity(blocks),
+            before: Vec::with_capacity(blocks + 1),
+        };
+        out.before.push(0);
+        let mut total = 0usize;
+        for b in 0..blocks {
+            let lo = b * INDEX_BLOCK;
+            let hi = (lo + INDEX_BLOCK).min(counts.len());
+            let (c, u, o) = range_sums(r, counts, lo, hi);
+            out.count.push(c);
+            out.sum.push(u);
+            out.succ.push(o);
+            total += c as usize;
+            out.before.push(total);
+        }
+        out
+    }
+
+    /// Number of rows of the resample (`n`).
+    pub fn len(&self) -> usize {
+        *self.before.last().unwrap_or(&0)
+    }
+
+    /// True when the resample has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `d = mean(u) - mean(o)` over the resample (block totals); `None` when empty.
+    pub fn mean_gap(&self) -> Option<f64> {
+        let n = self.len();
+        let sum: f64 = self.sum.iter().sum();
+        let succ: u64 = self.succ.iter().sum();
+        (n > 0).then(|| (sum - succ as f64) / n as f64)
+    }
+
+    /// `(copies, Σ c u, Σ c o)` over sorted positions `lo..hi`.
+    fn range(&self, lo: usize, hi: usize) -> (u64, f64, u64) {
+        if lo >= hi {
+            return (0, 0.0, 0);
+        }
+        let (bl, bh) = (lo / INDEX_BLOCK, (hi - 1) / INDEX_BLOCK);
+        let part = |a: usize, b: usize| -> (u64, f64, u64) {
+            with_counts!(self.sample.counts, c => range_sums(self.sample.reading, c, a, b))
+        };
+        if bl == bh {
+            return part(lo, hi);
+        }
+        let head = part(lo, (bl + 1) * INDEX_BLOCK);
+        let tail = part(bh * INDEX_BLOCK, hi);
+        let mid = bl + 1..bh;
+        let count = head.0 + self.count[mid.clone()].iter().sum::<u64>() + tail.0;
+        let sum = head.1 + self.sum[mid.clone()].iter().sum::<f64>() + tail.1;
+        let succ = head.2 + self.succ[mid].iter().sum::<u64>() + tail.2;
+        (count, sum, succ)
+    }
+
+    /// The copies of sorted position `q`.
+    fn copies(&self, q: usize) -> usize {
+        with_counts!(self.sample.counts, c => Into::<u64>::into(c[q]) as usize)
+    }
+
+    /// `(q, C(q))`: the sorted position holding resample index `e` (`C(q) <= e <
+    /// C(q + 1)`, `C` the copies before a position), or `(len, n)` for `e = n`.
+    fn locate(&self, e: usize) -> (usize, usize) {
+        let len = self.sample.reading.len();
+        let k = self.before.partition_point(|&c| c <= e) - 1;
+        let (mut q, mut before) = ((k * INDEX_BLOCK).min(len), self.before[k]);
+        while q < len && before + self.copies(q) <= e {
+            before += self.copies(q);
+            q += 1;
+        }
+        (q, before)
+    }
+
+    /// Calls `visit` with every non-empty bin of `binning` with `m` bins of the
+    /// resample, as [`Resampled::for_each_bin`] (the same bins and counts).
+    pub fn for_each_bin(&self, binning: Binning, m: usize, mut visit: impl FnMut(Bin)) {
+        let r = self.sample.reading;
+        if m == 0 || r.is_empty() {
+            return;
+        }
+        match binning {
+            Binning::Width => {
+                let mut pos = 0usize;
+                r.sorted.for_each_bin(Binning::Width, m, |b| {
+                    let (count, sum, succ) = self.range(b.start, b.end);
+                    if count > 0 {
+                        visit(Bin {
+                            index: b.index,
+                            start: pos,
+                            end: pos + count as usize,
+                            sum_forecast: sum,
+                            successes: succ,
+                        });
+                    }
+                    pos += count as usize;
+                });
+            }
+            Binning::Mass => {
+                let n = self.len();
+                let len = r.len();
+                let mut start = 0usize;
+                let (mut qs, mut cs) = self.locate(0);
+                for b in 0..m {
+                    let end = mass_bin_start(b + 1, n, m);
+                    if end == start {
+                        continue;
+                    }
+                    let (qe, ce) = self.locate(end);
+                    let (mut sum, mut succ) = (0.0, 0u64);
+                    let mut add = |q: usize, copies: usize| {
+                        sum += copies as f64 * r.forecast[q];
+                        succ += if r.outcome[q] { copies as u64 } else { 0 };
+                    };
+                    if qs == qe {
+                        add(qs, end - start);
+                    } else {
+                        add(qs, cs + self.copies(qs) - start);
+                        if qe < len {
+                            add(qe, end - ce);
+                        }
+                        let (_, s, k) = self.range(qs + 1, qe);
+                        sum += s;
+                        succ += k;
+                    }
+                    visit(Bin {
+                        index: b,
+                        start,
+                        end,
+                        sum_forecast: sum,
+                        successes: succ,
+                    });
+                    start = end;
+                    (qs, cs) = (qe, ce);
+                }
+            }
+        }
+    }
+
+    /// The ECE family of [`BinnedMetrics`] on the resample.
+    pub fn binned(&self, binning: Binning, m: usize) -> BinnedMetrics {
+        let mut acc = BinnedAccumulator::default();
+        self.for_each_bin(binning, m, |b| acc.add(&b));
+        acc.finish(self.len())
     }
 }
