@@ -94,8 +94,9 @@ pub fn section(
     ));
     if let Some(text) = verdict["text"].as_str() {
         o.raw(&format!(
-            "<p class=\"verdict\" data-metric=\"{}\"><strong>{}</strong></p>\n",
+            "<p class=\"verdict\" data-metric=\"{}\" data-value=\"{}\"><strong>{}</strong></p>\n",
             esc(&path("verdict.text")),
+            esc(&serde_json::to_string(text).unwrap_or_default()),
             esc(text)
         ));
         o.raw(&format!(
