@@ -18,6 +18,7 @@
 pub mod cumulative;
 pub mod flips;
 mod merge;
+pub mod numfmt;
 pub mod palette;
 pub mod recal;
 pub mod small;
