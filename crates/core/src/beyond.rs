@@ -15,8 +15,10 @@ pub fn clip_confidence(c: f64) -> f64 {
 }
 
 /// CSR, its standard deviation, the overconfidence risk and cwA (METRICS.md §5.1–5.3).
-/// Every field is `None` on an empty reading.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Every field is `None` on an empty reading. With the `serde` feature it crosses
+/// the page↔worker boundary as an object of these field names.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RiskMetrics {
     /// `acc = (1/n) Σ z_i`.
     pub acc: Option<f64>,

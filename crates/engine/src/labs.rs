@@ -204,7 +204,7 @@ pub fn run(
                 delta: c.delta,
                 flat: c.flat,
                 ece: sorted.metrics(Binning::Width, *m).ece,
-                risk: risk_of(&c.confidence, &c.correct).into(),
+                risk: risk_of(&c.confidence, &c.correct),
                 rows: rows_of(&sorted, Binning::Width, *m),
             })
         }
@@ -295,7 +295,7 @@ fn generate(d: Distribution, md: Mode, n: usize, m: usize, seed: u64) -> LabAnsw
         hist,
         rows: rows_of(&sorted, Binning::Width, m),
         ece: sorted.metrics(Binning::Width, m).ece,
-        risk: risk_of(&s.confidence, &correct).into(),
+        risk: risk_of(&s.confidence, &correct),
         auc: auc::auc(&column),
         cwauc: auc::weighted_auc(&column),
         roc: roc_points(&column),

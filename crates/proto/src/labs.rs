@@ -1,7 +1,6 @@
 //! The Learn tour's and the labs' questions and answers (the worker's
 //! `calibscope_engine::labs::run` answers them with the core).
 
-use calibscope_core::beyond::RiskMetrics;
 use calibscope_core::binning::Binning;
 use calibscope_core::lab::{self, McMean};
 use serde::{Deserialize, Serialize};
@@ -119,31 +118,9 @@ pub struct EcPoint {
     pub sim_binned: Mc,
 }
 
-/// CSR, σ, P_risk, cwA, gain and accuracy (`None`: undefined).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Risk {
-    pub acc: Option<f64>,
-    pub csr: Option<f64>,
-    pub sigma_csr: Option<f64>,
-    pub zscore: Option<f64>,
-    pub p_risk: Option<f64>,
-    pub cwa: Option<f64>,
-    pub gain: Option<f64>,
-}
-
-impl From<RiskMetrics> for Risk {
-    fn from(m: RiskMetrics) -> Risk {
-        Risk {
-            acc: m.acc,
-            csr: m.csr,
-            sigma_csr: m.sigma_csr,
-            zscore: m.zscore,
-            p_risk: m.p_risk,
-            cwa: m.cwa,
-            gain: m.gain,
-        }
-    }
-}
+/// CSR, σ, P_risk, cwA, gain and accuracy (`None`: undefined): the core's own type,
+/// which serialises under the same field names.
+pub use calibscope_core::beyond::RiskMetrics as Risk;
 
 /// A point of the ROC (`fpr`, `tpr`) and cwROC (`cw_fpr`, `cw_tpr`) curves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
