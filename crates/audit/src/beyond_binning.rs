@@ -58,6 +58,8 @@ use calibscope_core::verdict::{verdict, VERDICT_TEST};
 use calibscope_core::{Kind, PredictionSet};
 use serde_json::{json, Map, Value};
 
+pub mod staged;
+
 /// The key of the settings object in an audit document.
 pub const BOOTSTRAP_KEY: &str = "bootstrap";
 
@@ -293,22 +295,54 @@ fn intervals_json(
 
 /// §8 of one model: the confidence reading's values (with intervals when asked),
 /// the positive reading's for a binary set, and the verdict.
-struct ModelBeyond {
+pub(crate) struct ModelBeyond {
     confidence: Map<String, Value>,
     positive: Option<Map<String, Value>>,
     verdict: Value,
 }
 
-fn model_beyond(
+/// §8 of one model before its bootstrap: the point values and what the verdict
+/// needs besides `d`'s interval.
+pub(crate) struct ModelPoints {
+    confidence: Map<String, Value>,
+    positive: Option<Map<String, Value>>,
+    /// The cumulative-differences test's p-value on the confidence reading.
+    p_ks: Option<f64>,
+    n: usize,
+}
+
+/// The point values of `set` whose confidence reading is `pairs`, indexed as `reading`.
+pub(crate) fn model_points(
     set: &PredictionSet,
+    pairs: &Pairs,
+    reading: &BootReading,
     m_values: &[usize],
+) -> ModelPoints {
+    let confidence = point_values(pairs, reading.sorted(), m_values);
+    let positive = (set.kind() == Kind::Binary).then(|| {
+        let view = ProbView::new(set).expect("a binary set has probability vectors");
+        let pairs = class_pairs(&view, 1);
+        let sorted = SortedReading::new(&pairs);
+        point_values(&pairs, &sorted, m_values)
+    });
+    ModelPoints {
+        confidence,
+        positive,
+        p_ks: cumulative_test(reading.sorted()).map(|c| c.p_ks),
+        n: set.n(),
+    }
+}
+
+/// §8 of one model from its point values and its bootstrap (`None`: no replicates,
+/// so no intervals and no verdict).
+pub(crate) fn model_beyond_with(
+    points: ModelPoints,
+    replicates: Option<(Vec<String>, Replicates)>,
     settings: &BootstrapSettings,
 ) -> ModelBeyond {
-    let pairs = top_labels(set).pairs();
-    let reading = BootReading::new(&pairs.forecast, &pairs.outcome);
-    let mut confidence = point_values(&pairs, reading.sorted(), m_values);
+    let mut confidence = points.confidence;
     let mut verdict_json = Value::Null;
-    match replicates_of(&reading, m_values, settings) {
+    match replicates {
         None => {
             confidence.insert("intervals".into(), Value::Null);
         }
@@ -316,8 +350,8 @@ fn model_beyond(
             let (intervals, d_interval) = intervals_json(&paths, &columns, settings.alpha);
             confidence.insert("intervals".into(), intervals);
             let d = confidence["d"].as_f64();
-            let p = cumulative_test(reading.sorted()).map(|c| c.p_ks);
-            if let Some(v) = d.and_then(|d| verdict(d, d_interval, p, settings.alpha, set.n())) {
+            let v = d.and_then(|d| verdict(d, d_interval, points.p_ks, settings.alpha, points.n));
+            if let Some(v) = v {
                 verdict_json = json!({
                     "text": v.to_string(),
                     "kind": v.kind.name(),
@@ -331,17 +365,26 @@ fn model_beyond(
             }
         }
     }
-    let positive = (set.kind() == Kind::Binary).then(|| {
-        let view = ProbView::new(set).expect("a binary set has probability vectors");
-        let pairs = class_pairs(&view, 1);
-        let sorted = SortedReading::new(&pairs);
-        point_values(&pairs, &sorted, m_values)
-    });
     ModelBeyond {
         confidence,
-        positive,
+        positive: points.positive,
         verdict: verdict_json,
     }
+}
+
+fn model_beyond(
+    set: &PredictionSet,
+    m_values: &[usize],
+    settings: &BootstrapSettings,
+) -> ModelBeyond {
+    let pairs = top_labels(set).pairs();
+    let reading = BootReading::new(&pairs.forecast, &pairs.outcome);
+    let points = model_points(set, &pairs, &reading, m_values);
+    model_beyond_with(
+        points,
+        replicates_of(&reading, m_values, settings),
+        settings,
+    )
 }
 
 /// Merges `values` into the reading object `reading`: the per-binning tables'
@@ -390,7 +433,11 @@ pub fn insert_single(
     m_values: &[usize],
     settings: &BootstrapSettings,
 ) {
-    let b = model_beyond(set, m_values, settings);
+    apply_single(doc, model_beyond(set, m_values, settings), settings);
+}
+
+/// Places one model's §8 values `b` in its single-model document `doc`.
+pub(crate) fn apply_single(doc: &mut Value, b: ModelBeyond, settings: &BootstrapSettings) {
     doc[BOOTSTRAP_KEY] = bootstrap_json(settings);
     headline(&b.confidence, object(doc, "binning_free"));
     let readings = object(doc, "readings");

@@ -310,14 +310,7 @@ where
     );
     let b = settings.replicates;
     let run = |range: std::ops::Range<usize>| -> Vec<T> {
-        let mut counter = Counter::new(n, readings.len());
-        range
-            .map(|r| {
-                counter.count(readings, settings.seed, r);
-                let samples = counter.samples(readings);
-                evaluate(r, &samples)
-            })
-            .collect()
+        bootstrap_map_range(readings, settings.seed, range, &evaluate)
     };
     let threads = settings.threads.clamp(1, b.max(1));
     if threads == 1 {
@@ -337,6 +330,40 @@ where
             .flat_map(|h| h.join().expect("a bootstrap worker panicked"))
             .collect()
     })
+}
+
+/// [`bootstrap_map`] on the replicates `range` only, in order, on the calling thread:
+/// for a caller that must yield between slices of the work (the browser's worker runs
+/// a thousand replicates in slices of a few milliseconds). Replicate `r` is drawn from
+/// `(seed, r, n)` alone, so the values are those `bootstrap_map` gives for the same
+/// replicates. Every reading must have the same `n >= 1`; an empty range gives nothing.
+pub fn bootstrap_map_range<T, F>(
+    readings: &[&BootReading],
+    seed: u64,
+    range: std::ops::Range<usize>,
+    evaluate: F,
+) -> Vec<T>
+where
+    F: Fn(usize, &[Resampled<'_>]) -> T,
+{
+    if range.is_empty() {
+        return Vec::new();
+    }
+    assert!(!readings.is_empty(), "at least one reading");
+    let n = readings[0].len();
+    assert!(n > 0, "the bootstrap needs at least one row");
+    assert!(
+        readings.iter().all(|r| r.len() == n),
+        "paired readings have the same rows"
+    );
+    let mut counter = Counter::new(n, readings.len());
+    range
+        .map(|r| {
+            counter.count(readings, seed, r);
+            let samples = counter.samples(readings);
+            evaluate(r, &samples)
+        })
+        .collect()
 }
 
 /// A percentile interval.

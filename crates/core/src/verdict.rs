@@ -121,53 +121,139 @@ fn level_text(alpha: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// A piece of the verdict's sentence: words, or one of the verdict's values as the
+/// sentence shows it (`key` names the value: `d`, `d_interval.0`, `d_interval.1`,
+/// `alpha`, `p`, `n`), so a page can mark each number with the value it shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Words(String),
+    Value { key: &'static str, text: String },
+}
+
+impl VerdictKind {
+    /// The kind of a stable [`VerdictKind::name`].
+    pub fn from_name(name: &str) -> Option<VerdictKind> {
+        [
+            VerdictKind::NoEvidence,
+            VerdictKind::Overconfident,
+            VerdictKind::Underconfident,
+            VerdictKind::MiscalibratedInPlaces,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
+    }
+}
+
+impl Verdict {
+    /// The sentence in pieces (their texts joined are [`fmt::Display`]'s sentence).
+    /// Points are `100 d`; an underconfident verdict shows `-d` and its interval
+    /// `(-hi, -lo)`, so its first interval number is the value `d_interval.1`.
+    pub fn pieces(&self) -> Vec<Piece> {
+        let words = |s: &str| Piece::Words(s.to_owned());
+        let value = |key: &'static str, text: String| Piece::Value { key, text };
+        let pts = |v: f64| format!("{:.1}", v * 100.0);
+        let (lo, hi) = self.d_interval;
+        let level = value("alpha", level_text(self.alpha));
+        let mut out = match self.kind {
+            VerdictKind::Overconfident => vec![
+                words("Overconfident: confidence exceeds accuracy by "),
+                value("d", pts(self.d)),
+                words(" points ("),
+                level,
+                words(" % CI "),
+                value("d_interval.0", pts(lo)),
+                words("–"),
+                value("d_interval.1", pts(hi)),
+                words(")"),
+            ],
+            VerdictKind::Underconfident => vec![
+                words("Underconfident: accuracy exceeds confidence by "),
+                value("d", pts(-self.d)),
+                words(" points ("),
+                level,
+                words(" % CI "),
+                value("d_interval.1", pts(-hi)),
+                words("–"),
+                value("d_interval.0", pts(-lo)),
+                words(")"),
+            ],
+            VerdictKind::NoEvidence | VerdictKind::MiscalibratedInPlaces => vec![
+                words(if self.kind == VerdictKind::NoEvidence {
+                    "No evidence of miscalibration at this sample size: confidence minus \
+                     accuracy is "
+                } else {
+                    "Miscalibrated in places, not on average: confidence minus accuracy is "
+                }),
+                value("d", pts(self.d)),
+                words(" points ("),
+                level,
+                words(" % CI "),
+                value("d_interval.0", pts(lo)),
+                words(" to "),
+                value("d_interval.1", pts(hi)),
+                words(")"),
+            ],
+        };
+        out.extend([
+            words(&format!("; {VERDICT_TEST} ")),
+            value("p", p_text(self.p)),
+            words("; n = "),
+            value("n", grouped(self.n)),
+        ]);
+        out
+    }
+}
+
 impl fmt::Display for Verdict {
     /// Plain English, e.g. "Overconfident: confidence exceeds accuracy by 6.2 points
     /// (95 % CI 5.1–7.3); cumulative-differences test p < 1e-6; n = 10,000".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pts = |v: f64| format!("{:.1}", v * 100.0);
-        let level = level_text(self.alpha);
-        let (lo, hi) = self.d_interval;
-        let head = match self.kind {
-            VerdictKind::Overconfident => format!(
-                "Overconfident: confidence exceeds accuracy by {} points ({level} % CI {}–{})",
-                pts(self.d),
-                pts(lo),
-                pts(hi)
-            ),
-            VerdictKind::Underconfident => format!(
-                "Underconfident: accuracy exceeds confidence by {} points ({level} % CI {}–{})",
-                pts(-self.d),
-                pts(-hi),
-                pts(-lo)
-            ),
-            VerdictKind::NoEvidence => format!(
-                "No evidence of miscalibration at this sample size: confidence minus accuracy \
-                 is {} points ({level} % CI {} to {})",
-                pts(self.d),
-                pts(lo),
-                pts(hi)
-            ),
-            VerdictKind::MiscalibratedInPlaces => format!(
-                "Miscalibrated in places, not on average: confidence minus accuracy is {} \
-                 points ({level} % CI {} to {})",
-                pts(self.d),
-                pts(lo),
-                pts(hi)
-            ),
-        };
-        write!(
-            f,
-            "{head}; {VERDICT_TEST} {}; n = {}",
-            p_text(self.p),
-            grouped(self.n)
-        )
+        for piece in self.pieces() {
+            match piece {
+                Piece::Words(t) | Piece::Value { text: t, .. } => f.write_str(&t)?,
+            }
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_name_the_values_they_show() {
+        let v = verdict(-0.031, Some((-0.042, -0.02)), Some(0.0123), 0.05, 1234).unwrap();
+        let values: Vec<(&str, String)> = v
+            .pieces()
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Value { key, text } => Some((key, text)),
+                Piece::Words(_) => None,
+            })
+            .collect();
+        let want = [
+            ("d", "3.1"),
+            ("alpha", "95"),
+            ("d_interval.1", "2.0"),
+            ("d_interval.0", "4.2"),
+            ("p", "p = 0.012"),
+            ("n", "1,234"),
+        ];
+        assert_eq!(values.len(), want.len());
+        for ((k, t), (wk, wt)) in values.iter().zip(want) {
+            assert_eq!((*k, t.as_str()), (wk, wt));
+        }
+        for kind in [
+            VerdictKind::NoEvidence,
+            VerdictKind::Overconfident,
+            VerdictKind::Underconfident,
+            VerdictKind::MiscalibratedInPlaces,
+        ] {
+            assert_eq!(VerdictKind::from_name(kind.name()), Some(kind));
+        }
+        assert_eq!(VerdictKind::from_name("calibrated"), None);
+    }
 
     #[test]
     fn rule_and_sentences() {

@@ -18,6 +18,7 @@ use calibscope_proto::{
     Row, Summary,
 };
 
+pub mod beyond;
 pub mod flips;
 pub mod labs;
 pub mod labs_repro;
@@ -206,6 +207,8 @@ pub struct Session {
     intervals: IntervalCache,
     /// The last recalibration (the Recalibrate view), kept for its tables and files.
     recal: Option<recal::RecalState>,
+    /// The audits of [`Session::audits`], made once (the second stage adds to them).
+    audits: std::cell::OnceCell<Vec<Value>>,
 }
 
 impl Session {
@@ -239,6 +242,7 @@ impl Session {
             flips_cache: Default::default(),
             intervals: IntervalCache::new(DEFAULT_ALPHA),
             recal: None,
+            audits: Default::default(),
         }
     }
 
@@ -281,6 +285,10 @@ impl Session {
     /// One `calibscope-audit/1` document per model (no recalibration: the overview
     /// does not show it, and it is the slow part).
     pub fn audits(&self) -> Vec<Value> {
+        self.audits.get_or_init(|| self.make_audits()).clone()
+    }
+
+    fn make_audits(&self) -> Vec<Value> {
         let options = AuditOptions {
             m_values: self.m_values(),
             recalibration: None,

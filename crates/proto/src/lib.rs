@@ -164,6 +164,18 @@ pub enum ToWorker {
     /// Verify a record: among the posted files, the record (JSON or an HTML report
     /// holding one) and the data files it was made from.
     Verify { id: u64 },
+    /// The audit's second stage on the open data set: the binning-free estimators,
+    /// the calibration tests, the seeded paired bootstrap's intervals and the
+    /// verdicts; answered by [`FromWorker::LabProgress`] messages (replicates done)
+    /// and one [`FromWorker::Bootstrapped`], or `Cancelled`.
+    Bootstrap {
+        id: u64,
+        /// Replicates (1000 by default; 0: the point values without intervals).
+        replicates: usize,
+        seed: u64,
+        /// Intervals at level `1 - alpha`.
+        alpha: f64,
+    },
 }
 
 /// How a recorded value compares with its recomputation (calibscope-audit's
@@ -435,6 +447,9 @@ pub enum FromWorker {
     /// The answer to [`ToWorker::Record`]: the record's JSON text, as it is
     /// downloaded (pretty-printed, ending in a newline).
     Record { id: u64, record: String },
+    /// The answer to [`ToWorker::Bootstrap`]: the `Opened` audits (one per model)
+    /// with the values of the second stage in place.
+    Bootstrapped { id: u64, audits: Vec<Value> },
     /// The answer to [`ToWorker::Verify`].
     Verified {
         id: u64,
@@ -486,6 +501,7 @@ impl FromWorker {
             | FromWorker::LabResult { id, .. }
             | FromWorker::Record { id, .. }
             | FromWorker::Verified { id, .. }
+            | FromWorker::Bootstrapped { id, .. }
             | FromWorker::Cancelled { id }
             | FromWorker::Error { id, .. } => Some(*id),
         }

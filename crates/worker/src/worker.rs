@@ -18,6 +18,10 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use calibscope_engine::{self as engine, record, Session};
+
+#[path = "bootstrap.rs"]
+mod bootstrap;
+use bootstrap::start_bootstrap;
 use calibscope_io::{Options, ParseErrors, Parsed, Parser};
 use calibscope_proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
@@ -100,6 +104,9 @@ struct State {
     /// The open request being read, if any.
     reading: Option<u64>,
     cancelled: HashSet<u64>,
+    /// The audit's second stage in progress (a newer one, or a new data set,
+    /// replaces it: latest wins).
+    beyond: Option<engine::beyond::BeyondJob>,
 }
 
 thread_local! {
@@ -282,6 +289,12 @@ fn on_message(event: MessageEvent) {
             flips,
         } => with_session(id, |s| s.record(id, settings, inputs, flips, BUILD)),
         ToWorker::Verify { id } => start_verify(id, files_of(&data)),
+        ToWorker::Bootstrap {
+            id,
+            replicates,
+            seed,
+            alpha,
+        } => start_bootstrap(id, replicates, seed, alpha),
     }
 }
 
@@ -396,6 +409,8 @@ fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride, limits: Limit
                     STATE.with(|s| {
                         let mut s = s.borrow_mut();
                         s.session = Some(session);
+                        // a second stage of the last data set stops at its next slice
+                        s.beyond = None;
                     });
                     msg
                 }
