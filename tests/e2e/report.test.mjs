@@ -44,8 +44,19 @@ async function open(file, { viewport = { width: 1100, height: 1400 }, colorSchem
   return { context, page, requests };
 }
 
+/** The report's charts by kind, from their captions: {binned, smooth, cumulative}. */
+async function chartKinds(page) {
+  const captions = await page.locator('figure:has(svg) figcaption').allTextContents();
+  const count = (re) => captions.filter((c) => re.test(c)).length;
+  assert.equal(await page.locator('figure svg').count(), captions.length, 'every chart has its caption');
+  return { binned: count(/bins: accuracy against confidence/), smooth: count(/^Smooth reliability diagram/), cumulative: count(/^Cumulative differences/) };
+}
+
+/** The value at a dotted path; a path below an undefined (null) object is null too
+ * (a test that is undefined on the data is `null` whole, and the report shows its
+ * statistic and p-value as undefined). */
 function at(root, pathText) {
-  return pathText.split('.').reduce((v, k) => (v == null ? undefined : v[k]), root);
+  return pathText.split('.').reduce((v, k) => (v === null ? null : v === undefined ? undefined : v[k]), root);
 }
 
 test('the report shows the audit numbers without JavaScript and loads nothing', async () => {
@@ -56,7 +67,7 @@ test('the report shows the audit numbers without JavaScript and loads nothing', 
     els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value, text: e.textContent, visible: e.getClientRects().length > 0 })));
   assert.ok(numbers.length > 150, `${numbers.length} numbers`);
   for (const n of numbers) {
-    const want = at(audit, n.metric) ?? at(record.tables, n.metric) ?? at(record, n.metric);
+    const want = [audit, record.tables, record].map((root) => at(root, n.metric)).find((v) => v !== undefined);
     assert.notEqual(want, undefined, `${n.metric} is neither in the audit JSON nor in the record`);
     assert.deepEqual(JSON.parse(n.value), want, n.metric);
     assert.ok(n.visible && n.text.trim().length > 0, `${n.metric} is shown`);
@@ -64,8 +75,9 @@ test('the report shows the audit numbers without JavaScript and loads nothing', 
   // the overview's accuracy is the audit's
   const acc = numbers.find((n) => n.metric === 'binning_free.accuracy');
   assert.equal(JSON.parse(acc.value), audit.binning_free.accuracy);
-  // two diagrams drawn, the record embedded and readable
-  assert.equal(await page.locator('figure svg').count(), 2);
+  // the diagrams drawn: the binned ones (equal-width and equal-mass) and the two
+  // binning-free ones (smooth, cumulative differences); the record embedded and readable
+  assert.deepEqual(await chartKinds(page), { binned: 2, smooth: 1, cumulative: 1 });
   const embedded = await page.locator('#calibscope-record').textContent();
   assert.deepEqual(JSON.parse(embedded), record);
   assert.deepEqual(record.audits[0], audit);
@@ -111,7 +123,10 @@ test('the report reads on a 390 px screen in the dark theme', async () => {
   assert.ok(widths[0] <= widths[1] + 1, `page ${widths[0]} px wide in a ${widths[1]} px window`);
   const bg = await page.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
   assert.equal(bg, 'rgb(18, 20, 23)', 'dark background');
-  assert.equal(await page.locator('figure svg').count(), 4, 'two charts per model');
+  // per model the two binned diagrams and the two binning-free ones, each within the screen
+  assert.deepEqual(await chartKinds(page), { binned: 4, smooth: 2, cumulative: 2 });
+  const boxes = await page.locator('figure svg').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+  for (const b of boxes) assert.ok(b.left >= 0 && b.right <= 390 && b.width > 200, `a chart ${b.left}–${b.right} px fits the 390 px screen`);
   assert.equal(await page.locator('#flips .matrix').count(), 9, 'the flips section, narrow too');
   await page.screenshot({ path: path.join(dir, 'two-models-dark-390.png'), fullPage: false });
   assert.deepEqual(requests, []);
