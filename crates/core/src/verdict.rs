@@ -126,8 +126,15 @@ fn level_text(alpha: f64) -> String {
 /// `alpha`, `p`, `n`), so a page can mark each number with the value it shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
+    /// Words between the numbers.
     Words(String),
-    Value { key: &'static str, text: String },
+    /// A number as shown.
+    Value {
+        /// The verdict value it shows.
+        key: &'static str,
+        /// Its text in the sentence.
+        text: String,
+    },
 }
 
 impl VerdictKind {
