@@ -1,7 +1,8 @@
 //! Reads and parses one file, printing the outcome, the time taken (read + parse,
 //! best of `REPEAT` runs, default 1) and the throughput:
 //! `cargo run --release -p calibscope-io --example one -- FILE`
-//! (`THREADS=1`: the serial parser; default: one thread per core)
+//! (`THREADS=1`: the serial parser; default: one thread per core; `GROUP_BY=a,b`:
+//! group by those columns)
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
     let repeat: usize = std::env::var("REPEAT")
@@ -13,6 +14,12 @@ fn main() {
             .ok()
             .and_then(|r| r.parse().ok())
             .unwrap_or(0),
+        mapping: calibscope_io::ColumnMapping {
+            groups: std::env::var("GROUP_BY")
+                .map(|g| g.split(',').map(str::to_string).collect())
+                .unwrap_or_default(),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let mut best = f64::INFINITY;
@@ -23,10 +30,11 @@ fn main() {
         best = best.min(t.elapsed().as_secs_f64());
         summary = match r {
             Ok(d) => format!(
-                "ok: {} models, n = {}, format {}",
+                "ok: {} models, n = {}, format {}, {} groups",
                 d.models.len(),
                 d.n(),
-                d.format.name()
+                d.format.name(),
+                d.groups.as_ref().map_or(0, |g| g.len())
             ),
             Err(e) => e.to_string(),
         };

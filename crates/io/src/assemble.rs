@@ -244,8 +244,17 @@ pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
         )));
     };
     let mut any = false;
+    let mut differing_groups = None;
     for d in it {
         any = true;
+        // every file's samples must be grouped alike
+        match (&out.groups, &d.groups) {
+            (None, Some(_)) => out.groups = d.groups.clone(),
+            (Some(a), Some(b)) if a != b && differing_groups.is_none() => {
+                differing_groups = Some(d.name.clone())
+            }
+            _ => {}
+        }
         if d.class_names != out.class_names && d.models[0].1.k == out.models[0].1.k {
             out.detection.guess(
                 "class_names",
@@ -281,6 +290,18 @@ pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
     }
     let mut sink = Sink::new(&out.name, 100);
     check_same_samples(&out, &mut sink, |_, r| Some(r as u64));
+    if let Some(other) = differing_groups {
+        sink.push(
+            ErrorCode::IncompatibleFiles,
+            Location {
+                model: Some(other.clone()),
+                ..Default::default()
+            },
+            format!(
+                "{other} groups its samples differently from the first file; every file must list the same samples with the same grouping values"
+            ),
+        );
+    }
     if sink.is_empty() {
         Ok(out)
     } else {

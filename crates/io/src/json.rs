@@ -134,8 +134,12 @@ impl Records {
         let problem = match lm_eval::question(rec) {
             Ok(q) if first || q.loglik.len() == tally.choices => {
                 tally.choices = q.loglik.len();
+                if first {
+                    tally.group_key = q.group.as_ref().map(|g| g.0);
+                }
                 tally.add(&q);
-                return self.fields(&q.as_record(), None, opts, sink);
+                let key = tally.group_key;
+                return self.fields(&q.as_record(key), None, opts, sink);
             }
             Ok(q) => (
                 ErrorCode::RaggedRow,
@@ -162,7 +166,13 @@ impl Records {
             return;
         }
         let placeholder = lm_eval::Question::placeholder(tally.choices);
-        self.fields(&placeholder.as_record(), Some((code, loc, msg)), opts, sink);
+        let key = tally.group_key;
+        self.fields(
+            &placeholder.as_record(key),
+            Some((code, loc, msg)),
+            opts,
+            sink,
+        );
     }
 
     /// Adds one record (keys and values as read, or as made from an lm-evaluation-harness
@@ -183,8 +193,24 @@ impl Records {
                     width: 1,
                 })
                 .collect();
-            match plan(&cols, &opts.mapping) {
-                Ok(p) => self.table = Some(TableBuilder::new(cols, p)),
+            // an lm-evaluation-harness log with subjects (or tasks) is grouped by
+            // them unless the mapping names its own grouping
+            let lm_group = self.lm_eval.as_ref().and_then(|t| t.group_key);
+            let mut mapping = std::borrow::Cow::Borrowed(&opts.mapping);
+            if let (Some(key), true) = (lm_group, opts.mapping.groups.is_empty()) {
+                mapping.to_mut().groups = vec![key.to_string()];
+            }
+            match plan(&cols, &mapping) {
+                Ok(mut p) => {
+                    if let (Some(key), true) = (lm_group, opts.mapping.groups.is_empty()) {
+                        p.detection.guess(
+                            "groups",
+                            key,
+                            format!("the log's samples carry a {key}; the audit is also given per {key} (choose another grouping, or none, to override)"),
+                        );
+                    }
+                    self.table = Some(TableBuilder::new(cols, p))
+                }
                 Err(errs) => {
                     sink.push_plan_errors(&cols, errs, Location::default());
                     self.failed = true;

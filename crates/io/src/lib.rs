@@ -52,11 +52,13 @@ mod table;
 
 #[cfg(not(target_family = "wasm"))]
 mod fs;
+pub mod groups;
 
 pub use assemble::{assemble, combine, pair_role};
 pub(crate) use assemble::{check_same_samples, stem};
 pub use calibscope_core::{PredictionSet, Source};
 pub use error::{Candidate, ErrorCode, Location, ParseError, ParseErrors};
+pub use groups::Groups;
 pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
 pub use npy::NpyArray;
 pub use request::MappingRequest;
@@ -125,6 +127,9 @@ pub struct Dataset {
     pub class_names: Vec<String>,
     /// What the columns were taken to be, with the guesses made.
     pub detection: Detection,
+    /// Each sample's group, when the mapping names grouping columns
+    /// ([`ColumnMapping::groups`]; an lm-evaluation-harness log's subject).
+    pub groups: Option<Groups>,
 }
 
 impl Dataset {

@@ -54,6 +54,10 @@ pub struct ColumnMapping {
     pub model: Pick,
     /// The sample id column.
     pub id: Pick,
+    /// Grouping columns (issue 32): columns the mapping does not otherwise use whose
+    /// values split the samples into groups (several: the cells of their
+    /// intersection; see [`crate::Groups`]). Never detected in tables; empty: none.
+    pub groups: Vec<String>,
 }
 
 /// One choice detection made that a person may want to check.
@@ -205,6 +209,8 @@ pub(crate) struct Plan {
     pub scores: PlanScores,
     pub model: Option<usize>,
     pub id: Option<usize>,
+    /// The grouping columns, in the mapping's order.
+    pub groups: Vec<usize>,
     /// Class names, in class order (empty: indices `0..k`).
     pub class_names: Vec<String>,
     pub detection: Detection,

@@ -146,6 +146,8 @@ impl MappingRequest {
             class_names: (!class_names.is_empty()).then_some(class_names),
             model: pick(&self.model_column),
             id: pick(&self.id_column),
+            // (a grouping is chosen apart from the request: the CLI's --group)
+            groups: Vec::new(),
         })
     }
 }
@@ -207,6 +209,7 @@ mod tests {
             class_names: Some(vec!["0".into(), "1".into()]),
             model: Pick::Absent,
             id: Pick::Column("row".into()),
+            groups: Vec::new(),
         };
         let r = MappingRequest::from_mapping(&m);
         assert_eq!(r.model_column.as_deref(), Some(""));

@@ -29,6 +29,8 @@ enum Role {
     Pred,
     Model,
     Id,
+    /// The `j`-th grouping column.
+    Group(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -86,6 +88,8 @@ struct ModelBuf {
     /// Integer ids became text (a later part of a file read in parallel cannot
     /// follow text ids then: their text is lost).
     ids_converted: bool,
+    /// Per grouping column, each sample's value code in [`TableBuilder::group_dicts`].
+    groups: Vec<Vec<u32>>,
 }
 
 /// Builds prediction sets from text records.
@@ -113,6 +117,8 @@ pub(crate) struct TableBuilder {
     pub fast: bool,
     /// The score columns come in slot order (`fast_row` pushes the values).
     in_order: bool,
+    /// The values of each grouping column.
+    group_dicts: Vec<crate::groups::Dict>,
 }
 
 impl TableBuilder {
@@ -157,6 +163,10 @@ impl TableBuilder {
         if let Some(i) = plan.id {
             roles[i] = Role::Id;
         }
+        for (j, &i) in plan.groups.iter().enumerate() {
+            roles[i] = Role::Group(j);
+        }
+        let n_groups = plan.groups.len();
         let names = match (&plan.scores, plan.class_names.is_empty()) {
             (PlanScores::Matrix { .. }, false) => plan.class_names.clone(),
             _ => Vec::new(),
@@ -179,6 +189,7 @@ impl TableBuilder {
             reserved: false,
             fast: false,
             in_order: false,
+            group_dicts: vec![crate::groups::Dict::default(); n_groups],
         };
         let slots: Vec<usize> = b
             .roles
@@ -192,11 +203,15 @@ impl TableBuilder {
         b.fast = !long
             && !has_id
             && matches!(b.labels.kind, crate::num::ClassKind::Indices)
-            && b.roles
-                .iter()
-                .all(|r| matches!(r, Role::Ignore | Role::Label | Role::Score(_)));
+            && b.roles.iter().all(|r| {
+                matches!(
+                    r,
+                    Role::Ignore | Role::Label | Role::Score(_) | Role::Group(_)
+                )
+            });
         if !long {
-            b.models.push(ModelBuf::new(String::new(), has_id));
+            b.models
+                .push(ModelBuf::new(String::new(), has_id, n_groups));
         }
         b
     }
@@ -258,8 +273,11 @@ impl TableBuilder {
                     }
                 };
                 let i = self.models.len();
-                self.models
-                    .push(ModelBuf::new(text, self.plan.id.is_some()));
+                self.models.push(ModelBuf::new(
+                    text,
+                    self.plan.id.is_some(),
+                    self.plan.groups.len(),
+                ));
                 self.model_index.insert(name.to_vec(), i);
                 i
             }
@@ -310,8 +328,11 @@ impl TableBuilder {
             None => 0,
         };
         if self.models.is_empty() {
-            self.models
-                .push(ModelBuf::new(String::new(), self.plan.id.is_some()));
+            self.models.push(ModelBuf::new(
+                String::new(),
+                self.plan.id.is_some(),
+                self.plan.groups.len(),
+            ));
         }
         let width = self.width;
         let m = &mut self.models[mi];
@@ -370,6 +391,13 @@ impl TableBuilder {
                         m.ids_converted |= ids.push(field(i));
                     }
                 }
+                Role::Group(j) => m.groups[j].push(self.group_dicts[j].code(field(i))),
+            }
+        }
+        // a short row: its missing grouping values are empty
+        for role in self.roles.iter().skip(nf) {
+            if let Role::Group(j) = *role {
+                m.groups[j].push(self.group_dicts[j].code(b""));
             }
         }
         if nf < self.roles.len() {
@@ -411,8 +439,9 @@ impl TableBuilder {
 }
 
 impl ModelBuf {
-    fn new(name: String, has_id: bool) -> Self {
+    fn new(name: String, has_id: bool, n_groups: usize) -> Self {
         ModelBuf {
+            groups: vec![Vec::new(); n_groups],
             name,
             labels: Vec::new(),
             values: Vec::new(),

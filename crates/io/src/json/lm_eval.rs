@@ -23,6 +23,13 @@
 //! reading against the logged `acc`. Questions must all have the same number of
 //! choices; a task with a varying number (ARC, for one) is refused with the question
 //! that differs.
+//!
+//! Groups (issue 32): the harness writes one samples file per task, and a sample
+//! holds its task's document as `doc`; MMLU's documents carry a `subject`
+//! (`cais/mmlu`'s rows: question, subject, choices, answer). When the first sample
+//! has `doc.subject`, or a top-level `task` key (a log that joins several tasks),
+//! that value becomes a column (`subject` / `task`) and, unless the mapping names
+//! its own grouping, the log's grouping. A log without either has no group.
 
 use std::borrow::Cow;
 
@@ -65,6 +72,8 @@ pub(super) struct Question {
     /// Whether the logged `acc` disagrees with "the first maximal log-likelihood
     /// is the gold choice" (None when there is no `acc` or a value does not parse).
     pub acc_disagrees: Option<bool>,
+    /// The question's group: (`subject` or `task`, its value); see the module docs.
+    pub group: Option<(&'static str, String)>,
 }
 
 impl Question {
@@ -75,21 +84,35 @@ impl Question {
             gold: 0,
             loglik: vec!["0".into(); choices],
             acc_disagrees: None,
+            group: None,
         }
     }
 
     /// The question as a record of the JSON reader: `id`, `label` and a `logits`
-    /// vector (read like `logit_<j>` columns).
-    pub fn as_record(&self) -> Vec<(Cow<'static, str>, J<'static>)> {
+    /// vector (read like `logit_<j>` columns), and the group column `group_key` when
+    /// the log has one (empty for a question without it).
+    pub fn as_record(
+        &self,
+        group_key: Option<&'static str>,
+    ) -> Vec<(Cow<'static, str>, J<'static>)> {
         let owned = |s: &str| J::Str(Cow::Owned(s.to_string()));
-        vec![
+        let group = group_key.map(|key| {
+            let value = match &self.group {
+                Some((k, v)) if *k == key => v.as_str(),
+                _ => "",
+            };
+            (Cow::Borrowed(key), owned(value))
+        });
+        let mut rec = vec![
             (Cow::Borrowed("id"), owned(&self.id)),
             (Cow::Borrowed("label"), owned(&self.gold.to_string())),
             (
                 Cow::Borrowed("logits"),
                 J::Arr(self.loglik.iter().map(|s| owned(s)).collect()),
             ),
-        ]
+        ];
+        rec.extend(group);
+        rec
     }
 }
 
@@ -171,11 +194,23 @@ pub(super) fn question(rec: &[(Cow<'_, str>, J<'_>)]) -> Result<Question, Sample
             .fold(0, |best, (j, &x)| if x > ll[best] { j } else { best });
         Some((first_max == gold) != (acc > 0.5))
     });
+    let subject = match get(rec, "doc") {
+        Some(J::Obj(doc)) => doc
+            .iter()
+            .find(|(n, _)| n == "subject")
+            .and_then(|(_, v)| text(v)),
+        _ => None,
+    };
+    let group = match subject {
+        Some(s) => Some(("subject", s)),
+        None => get(rec, "task").and_then(text).map(|t| ("task", t)),
+    };
     Ok(Question {
         id,
         gold,
         loglik,
         acc_disagrees,
+        group,
     })
 }
 
@@ -230,6 +265,8 @@ pub(super) struct Tally {
     pub with_acc: u64,
     pub acc_disagreements: u64,
     pub first_disagreement: Option<String>,
+    /// The group column (`subject` / `task`) of the first question, if any.
+    pub group_key: Option<&'static str>,
 }
 
 impl Tally {

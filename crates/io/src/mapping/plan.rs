@@ -194,6 +194,12 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
     for i in [label, model, id].into_iter().flatten() {
         reserved[i] = true;
     }
+    // grouping columns are never read as class-name score columns
+    for g in &mapping.groups {
+        if let Some(&i) = position.get(&norm(g)) {
+            reserved[i] = true;
+        }
+    }
     let mut class_columns = false;
     let mut class_names: Vec<String> = Vec::new();
     let scores = match &mapping.scores {
@@ -282,6 +288,20 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         ),
     };
 
+    let groups = if errors.is_empty() {
+        plan_groups(
+            cols,
+            mapping,
+            label,
+            model,
+            id,
+            &scores,
+            &position,
+            &mut errors,
+        )
+    } else {
+        Vec::new()
+    };
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -296,6 +316,7 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
     m.label = Some(cols[label].name.clone());
     m.model = model.map_or(Pick::Absent, |i| Pick::Column(cols[i].name.clone()));
     m.id = id.map_or(Pick::Absent, |i| Pick::Column(cols[i].name.clone()));
+    m.groups = groups.iter().map(|&i| cols[i].name.clone()).collect();
     m.class_names = if class_names.is_empty() {
         None
     } else {
@@ -333,7 +354,14 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         }
     }
     let mut in_use = vec![false; cols.len()];
-    for i in used.iter().copied().chain([label]).chain(model).chain(id) {
+    for i in used
+        .iter()
+        .copied()
+        .chain([label])
+        .chain(model)
+        .chain(id)
+        .chain(groups.iter().copied())
+    {
         in_use[i] = true;
     }
     for (i, c) in cols.iter().enumerate() {
@@ -346,11 +374,115 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         scores,
         model,
         id,
+        groups,
         class_names,
         detection: det,
         guessed: mapping.scores.is_none() && mapping.class_names.is_none(),
         class_columns,
     })
+}
+
+/// The grouping columns of the mapping: each must exist, be a scalar column and
+/// have no other role (label, scores, model, id), and at most
+/// [`crate::groups::MAX_GROUP_COLUMNS`] of them, each named once.
+#[allow(clippy::too_many_arguments)]
+fn plan_groups(
+    cols: &[Col],
+    mapping: &ColumnMapping,
+    label: Option<usize>,
+    model: Option<usize>,
+    id: Option<usize>,
+    scores: &Option<PlanScores>,
+    position: &std::collections::HashMap<String, usize>,
+    errors: &mut Vec<PlanError>,
+) -> Vec<usize> {
+    use crate::ErrorCode as E;
+    let names: Vec<&str> = mapping
+        .groups
+        .iter()
+        .map(|g| g.trim())
+        .filter(|g| !g.is_empty())
+        .collect();
+    if names.len() > crate::groups::MAX_GROUP_COLUMNS {
+        errors.push(perr(
+            E::InvalidMapping,
+            format!(
+                "{} grouping columns were given; at most {} can be intersected",
+                names.len(),
+                crate::groups::MAX_GROUP_COLUMNS
+            ),
+        ));
+        return Vec::new();
+    }
+    let mut roles: Vec<(usize, &str)> = Vec::new();
+    roles.extend(label.map(|i| (i, "label")));
+    roles.extend(model.map(|i| (i, "model")));
+    roles.extend(id.map(|i| (i, "id")));
+    match scores {
+        Some(PlanScores::Column { col, .. }) | Some(PlanScores::Vector { col, .. }) => {
+            roles.push((*col, "score"))
+        }
+        Some(PlanScores::Matrix { cols: c, .. }) => roles.extend(c.iter().map(|&i| (i, "score"))),
+        Some(PlanScores::TopLabel { pred, conf }) => {
+            roles.push((*pred, "predicted-class"));
+            roles.push((*conf, "confidence"));
+        }
+        None => {}
+    }
+    let mut out: Vec<usize> = Vec::new();
+    for name in names {
+        let Some(&i) = position.get(&norm(name)) else {
+            let free: Vec<String> = cols
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| c.width == 1 && !roles.iter().any(|r| r.0 == *i))
+                .map(|(_, c)| c.name.trim().to_string())
+                .collect();
+            errors.push(PlanError {
+                code: E::MappingColumnMissing,
+                message: format!(
+                    "the grouping names {name:?}, but there is no such column (columns: {}); group by one of the columns the mapping does not use{}",
+                    list(cols),
+                    if free.is_empty() {
+                        " (this file has none)".to_string()
+                    } else {
+                        format!(": {}", short_list(&free))
+                    }
+                ),
+                column: Some(name.to_string()),
+            });
+            continue;
+        };
+        if let Some((_, role)) = roles.iter().find(|r| r.0 == i) {
+            errors.push(PlanError {
+                code: E::InvalidMapping,
+                message: format!(
+                    "column {:?} is the {role} column; a grouping is a column the mapping does not otherwise use",
+                    cols[i].name.trim()
+                ),
+                column: Some(cols[i].name.clone()),
+            });
+        } else if cols[i].width != 1 {
+            errors.push(PlanError {
+                code: E::InvalidMapping,
+                message: format!(
+                    "column {:?} holds a vector of {} values per sample; a grouping column holds one value (a string, an integer or a boolean) per sample",
+                    cols[i].name.trim(),
+                    cols[i].width
+                ),
+                column: Some(cols[i].name.clone()),
+            });
+        } else if out.contains(&i) {
+            errors.push(PlanError {
+                code: E::InvalidMapping,
+                message: format!("the grouping names column {:?} twice", cols[i].name.trim()),
+                column: Some(cols[i].name.clone()),
+            });
+        } else {
+            out.push(i);
+        }
+    }
+    out
 }
 
 fn binary_source(name: &str) -> SourceChoice {

@@ -130,6 +130,7 @@ pub(crate) fn assemble(
         PlanScores::TopLabel { pred, conf } => used.extend([*pred, *conf]),
     }
     used.extend(p.id);
+    used.extend(p.groups.iter().copied());
     // every other member of a run that is used gets its own values
     runs::copy_out(&mut cols, &used);
     for &i in &used {
@@ -236,6 +237,41 @@ pub(crate) fn assemble(
         Column::Int(v) => Ids::Int(v),
         other => Ids::Text((0..other.len()).map(|r| fmt_num(other.get(r))).collect()),
     });
+
+    // grouping fields: integers (and booleans, as 0 / 1) in decimal, floats as
+    // they print
+    let groups = if p.groups.is_empty() {
+        None
+    } else {
+        let mut dicts = Vec::with_capacity(p.groups.len());
+        let mut codes = Vec::with_capacity(p.groups.len());
+        let mut names = Vec::with_capacity(p.groups.len());
+        for &g in &p.groups {
+            let c = slots[g].take().unwrap();
+            let mut d = crate::groups::Dict::default();
+            let mut text = String::new();
+            let v: Vec<u32> = (0..c.rows)
+                .map(|r| {
+                    text.clear();
+                    match &c.data {
+                        Column::Int(v) => text.push_str(&v[r].to_string()),
+                        other => text.push_str(&fmt_num(other.get(r))),
+                    }
+                    d.code(text.as_bytes())
+                })
+                .collect();
+            names.push(c.name.trim().to_string());
+            dicts.push(d);
+            codes.push(v);
+        }
+        match crate::groups::assemble(names, dicts, codes) {
+            Ok(g) => Some(g),
+            Err(message) => {
+                sink.push(ErrorCode::InvalidMapping, Location::default(), message);
+                None
+            }
+        }
+    };
 
     let (set, source) = match p.scores.clone() {
         PlanScores::Column { col, source } => {
@@ -354,6 +390,7 @@ pub(crate) fn assemble(
         ids,
         class_names,
         detection: p.detection,
+        groups,
     };
     crate::table::finish_errors(ds, sink, verrs)
 }

@@ -154,6 +154,20 @@ impl TableBuilder {
                     label = v as u32;
                     pos += digits;
                 }
+                Role::Group(j) => {
+                    let len = data[pos..]
+                        .iter()
+                        .position(|&b| b == delimiter || b == b'\n' || b == b'\r' || b == b'"')
+                        .unwrap_or(data.len() - pos);
+                    // (a value cut by the end of the slice is not coded: the record
+                    // is read again whole)
+                    if matches!(data.get(pos + len), None | Some(&b'"')) {
+                        break;
+                    }
+                    let code = self.group_dicts[j].code(&data[pos..pos + len]);
+                    m.groups[j].push(code);
+                    pos += len;
+                }
                 _ => {
                     pos += data[pos..]
                         .iter()
@@ -172,6 +186,10 @@ impl TableBuilder {
             }
         }
         m.values.truncate(base);
+        let rows = m.labels.len();
+        for g in &mut m.groups {
+            g.truncate(rows);
+        }
         None
     }
 
@@ -180,6 +198,9 @@ impl TableBuilder {
         let m = &mut self.models[0];
         m.labels.pop();
         m.values.truncate(m.values.len() - self.width);
+        for g in &mut m.groups {
+            g.pop();
+        }
         self.rows -= 1;
     }
 }

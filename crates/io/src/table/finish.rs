@@ -20,6 +20,7 @@ impl TableBuilder {
             bad_rows,
             rows,
             labels,
+            group_dicts,
             ..
         } = self;
         // (no copy once the parts of a parallel read are joined)
@@ -91,6 +92,7 @@ impl TableBuilder {
         };
 
         let mut sets = Vec::with_capacity(models.len());
+        let mut group_codes: Option<Vec<Vec<u32>>> = None;
         let mut ids = None;
         let mut file_rows = Vec::new();
         for (mi, m) in models.into_iter().enumerate() {
@@ -101,8 +103,48 @@ impl TableBuilder {
                 pred,
                 ids: mids,
                 file_rows: fr,
+                groups: mgroups,
                 ..
             } = m;
+            if !plan.groups.is_empty() {
+                match &group_codes {
+                    None => group_codes = Some(mgroups),
+                    Some(first) => {
+                        // every model's sample must be in the same group
+                        let differ =
+                            first
+                                .iter()
+                                .zip(&mgroups)
+                                .enumerate()
+                                .find_map(|(j, (a, b))| {
+                                    (0..a.len().min(b.len()))
+                                        .find(|&r| a[r] != b[r])
+                                        .map(|r| (j, r))
+                                });
+                        if let Some((j, r)) = differ {
+                            let d = &group_dicts[j];
+                            let text = |c: u32| {
+                                String::from_utf8_lossy(&d.values[c as usize]).into_owned()
+                            };
+                            sink.push(
+                                ErrorCode::ModelLabelMismatch,
+                                Location {
+                                    row: fr.get(r).copied(),
+                                    model: Some(name.clone()),
+                                    sample: Some(r as u64),
+                                    column: Some(cols[plan.groups[j]].name.clone()),
+                                    ..Default::default()
+                                },
+                                format!(
+                                    "sample {r} of model {name:?} is in group {:?} but the first model's sample {r} is in group {:?}; every model's sample must have the same grouping value",
+                                    text(mgroups[j][r]),
+                                    text(first[j][r])
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
             let set = match (&plan.scores, source) {
                 (PlanScores::Column { .. }, Some(source)) => PredictionSet {
                     labels,
@@ -149,6 +191,27 @@ impl TableBuilder {
             file_rows.push(fr);
         }
 
+        let groups = match group_codes {
+            Some(codes) => match crate::groups::assemble(
+                plan.groups
+                    .iter()
+                    .map(|&i| cols[i].name.trim().to_string())
+                    .collect(),
+                group_dicts,
+                codes,
+            ) {
+                Ok(g) => Some(g),
+                Err(message) => {
+                    sink.push(
+                        ErrorCode::InvalidMapping,
+                        Location::default().with_column(cols[plan.groups[0]].name.clone()),
+                        message,
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
         let mut ds = Dataset {
             name: crate::stem(file),
             files: vec![file.to_string()],
@@ -157,6 +220,7 @@ impl TableBuilder {
             models: sets,
             ids,
             detection: plan.detection.clone(),
+            groups,
         };
         if !long {
             ds.models[0].0 = ds.name.clone();

@@ -19,16 +19,21 @@ fn join<T: Copy>(a: &mut Vec<T>, b: Vec<T>) {
 }
 
 impl ModelBuf {
-    /// Appends the samples of `o`, whose file rows start at `base`.
-    fn append(&mut self, o: ModelBuf, base: u64) {
+    /// Appends the samples of `o`, whose file rows start at `base`; its grouping
+    /// codes are translated by `group_maps` (its codes → this table's).
+    fn append(&mut self, o: ModelBuf, base: u64, group_maps: &[Vec<u32>]) {
         let ModelBuf {
             labels,
             values,
             pred,
             ids,
             file_rows,
+            groups,
             ..
         } = o;
+        for ((mine, theirs), map) in self.groups.iter_mut().zip(groups).zip(group_maps) {
+            mine.extend(theirs.iter().map(|&c| map[c as usize]));
+        }
         join(&mut self.labels, labels);
         join(&mut self.values, values);
         join(&mut self.pred, pred);
@@ -111,22 +116,33 @@ impl TableBuilder {
             rows,
             bad_rows,
             labels,
+            group_dicts,
             ..
         } = next;
         let has_id = self.plan.id.is_some();
+        let group_maps: Vec<Vec<u32>> = self
+            .group_dicts
+            .iter_mut()
+            .zip(&group_dicts)
+            .map(|(mine, theirs)| mine.absorb(theirs))
+            .collect();
         let mut map = Vec::with_capacity(models.len());
         for m in models {
             let i = match self.model_of(&m.name) {
                 Some(i) => i,
                 None => {
                     let i = self.models.len();
-                    self.models.push(ModelBuf::new(m.name.clone(), has_id));
+                    self.models.push(ModelBuf::new(
+                        m.name.clone(),
+                        has_id,
+                        self.plan.groups.len(),
+                    ));
                     self.model_index.insert(m.name.as_bytes().to_vec(), i);
                     i
                 }
             };
             map.push(i);
-            self.models[i].append(m, base);
+            self.models[i].append(m, base, &group_maps);
         }
         if let Some(&i) = map.get(last_model) {
             self.last_model = i;
