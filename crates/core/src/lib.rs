@@ -17,6 +17,7 @@ pub mod bootstrap;
 pub mod calibration_tests;
 pub mod data;
 pub mod estimators;
+pub mod groups;
 pub mod lab;
 pub mod lab_law;
 pub mod lab_repro;
