@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::client::call::{Call, Mode};
 use crate::client::{Client, Reply, Request};
 use crate::page::store::{Computed, Store};
+use crate::audit::binning_free::{BinningFree, BinningFreeChart, Diagram};
 use crate::shared::chart;
 use crate::shared::widgets::{binning_toggle, copy_to_clipboard, m_slider, model_select, num_view};
 
@@ -70,7 +71,10 @@ impl Request for ComputeAt {
 pub struct Tables(Call<ComputeAt>);
 
 impl Tables {
+    /// The explorer's requests: its tables, and (provided as context) the
+    /// binning-free diagrams' ([`BinningFree`]).
     pub fn new(store: Store, client: Client) -> Tables {
+        provide_context(BinningFree::new(store, client));
         let call = Call::new(client, Mode::Latest).answer_into(store.computed);
         Effect::new(move |_| {
             let has = store.summary.with(|s| s.is_some());
@@ -132,13 +136,29 @@ fn rows_path(prefix: &str, reading: Reading, binning: Binning, m: usize) -> Stri
 pub fn Explorer() -> impl IntoView {
     let store = expect_context::<Store>();
     let Tables(tables) = expect_context::<Tables>();
+    let bf = expect_context::<BinningFree>();
     let active = RwSignal::new(None::<usize>);
     let copied = RwSignal::new(String::new());
+    // drawn at the chart box's width (CSS px), the count strip on the chosen scale
+    let svg_box = NodeRef::<leptos::html::Div>::new();
+    let width = chart::drawn_width(svg_box, chart::W);
+    let counts = RwSignal::new(chart::CountScale::Auto);
     let drawn = Memo::new(move |_| {
         let s = store.summary.get()?;
+        let (width, counts) = (width.get(), counts.get());
         store.computed.with(|c| {
-            c.as_ref()
-                .map(|c| chart::reliability(&c.rows, &reading_label(&s, c.reading)))
+            c.as_ref().map(|c| {
+                let x_label = reading_label(&s, c.reading);
+                chart::reliability_with(
+                    &c.rows,
+                    &chart::Options {
+                        width,
+                        x_label: &x_label,
+                        y_label: chart::y_label(c.reading),
+                        counts,
+                    },
+                )
+            })
         })
     });
     let steps = Memo::new(move |_| {
@@ -159,7 +179,7 @@ pub fn Explorer() -> impl IntoView {
         if rect.width() <= 0.0 {
             return;
         }
-        let x = (ev.client_x() as f64 - rect.left()) * chart::W as f64 / rect.width();
+        let x = (ev.client_x() as f64 - rect.left()) * d.w as f64 / rect.width();
         let hit = d
             .bins
             .iter()
@@ -226,6 +246,29 @@ pub fn Explorer() -> impl IntoView {
                         </select>
                     </label>
                     {binning_toggle("binning", store.binning)}
+                    <label>"Count strip "
+                        <select id="count-scale" on:change=move |ev| counts.set(match event_target_value(&ev).as_str() {
+                            "log" => chart::CountScale::Log,
+                            "linear" => chart::CountScale::Linear,
+                            _ => chart::CountScale::Auto,
+                        })>
+                            <option value="auto">"automatic"</option>
+                            <option value="log">"log scale"</option>
+                            <option value="linear">"linear scale"</option>
+                        </select>
+                    </label>
+                    <label>"Diagram "
+                        <select id="diagram-select" prop:value=move || bf.diagram.get().name()
+                            on:change=move |ev| bf.diagram.set(match event_target_value(&ev).as_str() {
+                                "smooth" => Diagram::Smooth,
+                                "cumulative" => Diagram::Cumulative,
+                                _ => Diagram::Binned,
+                            })>
+                            <option value="binned">"binned"</option>
+                            <option value="smooth">"smooth (no bins)"</option>
+                            <option value="cumulative">"cumulative differences"</option>
+                        </select>
+                    </label>
                     <div class="slider">
                         <label for="m-slider">"Bins m = " <output id="m-value" for="m-slider">{move || store.m.get()}</output></label>
                         {m_slider("m-slider", store.m, steps)}
@@ -242,25 +285,26 @@ pub fn Explorer() -> impl IntoView {
                         </label>
                     </div>
                 </div>
-                <div class="chart-wrap">
+                {move || (bf.diagram.get() != Diagram::Binned).then(|| view! { <BinningFreeChart/> })}
+                <div class="chart-wrap" hidden=move || bf.diagram.get() != Diagram::Binned>
                     <div class="chart" tabindex="0" role="img" id="chart"
                         aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
                         on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
                         on:blur=move |_| active.set(None)>
-                        <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
-                        <svg class="overlay" viewBox=format!("0 0 {} {}", chart::W, chart::H) aria-hidden="true">
+                        <div class="svg" node_ref=svg_box inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
+                        <svg class="overlay" viewBox=move || drawn.with(|d| d.as_ref().map_or(format!("0 0 {} {}", chart::W, chart::H), |d| format!("0 0 {} {}", d.w, d.h))) aria-hidden="true">
                             {move || {
                                 let i = active.get()?;
-                                let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
+                                let (b, top, bottom) = drawn.with(|d| d.as_ref().and_then(|d| Some((d.bins.get(i).copied()?, d.y_top, d.y_bottom))))?;
                                 Some(view! {
-                                    <rect class="hl" x=b.x0.to_string() y="14" width=(b.x1 - b.x0).max(2.0).to_string() height="336"></rect>
+                                    <rect class="hl" x=b.x0.to_string() y=top.to_string() width=(b.x1 - b.x0).max(2.0).to_string() height=(bottom - top).to_string()></rect>
                                     <circle class="hl-point" cx=b.cx.to_string() cy=b.cy.to_string() r="6"></circle>
                                 })
                             }}
                         </svg>
                         <Tooltip active=active drawn=drawn/>
                     </div>
-                    <p class="legend">"Bars: accuracy per bin over its range · dots: (mean confidence, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
+                    <p class="legend">"The whiskers are 95% Clopper–Pearson intervals of each bin's accuracy. The strip under the diagram counts the samples per bin, on a log scale when the counts differ more than 20-fold (automatic). When the bins are narrower than 8 pixels only the bars are drawn."</p>
                 </div>
                 {move || tables.error.get().map(|e| view! { <p class="notice error" role="alert" id="explorer-error">{e.message}</p> })}
                 <EceFamily/>
@@ -275,7 +319,7 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
     let store = expect_context::<Store>();
     move || {
         let i = active.get()?;
-        let b = drawn.with(|d| d.as_ref().and_then(|d| d.bins.get(i).copied()))?;
+        let (b, w, h) = drawn.with(|d| d.as_ref().and_then(|d| Some((d.bins.get(i).copied()?, d.w, d.h))))?;
         store.computed.with(|c| {
             let c = c.as_ref()?;
             let r: Row = *c.rows.get(i)?;
@@ -288,8 +332,8 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
             let n = |k: &str, v: f64| {
                 view! { <span data-metric=format!("{base}.{i}.{k}") data-value=data_value(Some(v))>{display(Some(v))}</span> }
             };
-            let left = format!("{:.1}%", (b.cx / chart::W as f64 * 100.0).clamp(5.0, 70.0));
-            let top = format!("{:.1}%", (b.cy / chart::H as f64 * 100.0).clamp(2.0, 60.0));
+            let left = format!("{:.1}%", (b.cx / w as f64 * 100.0).clamp(5.0, 70.0));
+            let top = format!("{:.1}%", (b.cy / h as f64 * 100.0).clamp(2.0, 60.0));
             Some(view! {
                 <div class="tooltip" role="status" aria-live="polite" id="bin-tooltip" style:left=left style:top=top>
                     <strong>"Bin " <span data-metric=format!("{base}.{i}.bin") data-value=r.bin.to_string()>{r.bin}</span></strong>

@@ -5,7 +5,7 @@
 //! slider step does not redraw the chart), the models' legend and the exports.
 
 use crate::proto::flips::FlipsCurve;
-use calibscope_charts::flips::{curves, with_markers as marked, CurveDrawn, YScale, H, H_RHO, W};
+use calibscope_charts::flips::{curves_sized, with_markers as marked, CurveDrawn, YScale, H, H_RHO, W};
 use calibscope_charts::{hex, palette};
 use leptos::prelude::*;
 
@@ -13,10 +13,12 @@ use crate::flips::export;
 use crate::flips::state::{label, FlipsState};
 use crate::page::store::Store;
 
-/// Draws `curve` (a label for the y axis: `y_label`) at height `h`, its y ticks
+/// Draws `curve` (a label for the y axis: `y_label`) `w` CSS pixels wide (the
+/// chart box's width) at height `h` (scaled down with a narrow box), its y ticks
 /// written as the page writes numbers.
-fn draw_curve(curve: &FlipsCurve, y_label: &str, scale: YScale, h: u32) -> CurveDrawn {
-    curves(curve.m_max, &curve.values, y_label, scale, h, &|v| {
+fn draw_curve(curve: &FlipsCurve, y_label: &str, scale: YScale, (w, h): (u32, u32)) -> CurveDrawn {
+    let h = if w < W { (h * w / W).max(h * 2 / 3) } else { h };
+    curves_sized(w, curve.m_max, &curve.values, y_label, scale, h, &|v| {
         crate::shared::numfmt::display(Some(v))
     })
 }
@@ -38,11 +40,11 @@ fn MarkedChart(
             view! { <line class=class x1=x.to_string() x2=x.to_string() y1=top.to_string() y2=bottom.to_string()></line> },
         )
     };
-    let h = move || drawn.with(|d| d.as_ref().map_or(H, |d| d.h));
+    let size = move || drawn.with(|d| d.as_ref().map_or((W, H), |d| (d.w, d.h)));
     view! {
         <div class="chart" id=id role="img" tabindex="0" aria-label=move || label.get()>
             <div class="svg" inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
-            <svg class="overlay" viewBox=move || format!("0 0 {W} {}", h()) aria-hidden="true">
+            <svg class="overlay" viewBox=move || { let (w, h) = size(); format!("0 0 {w} {h}") } aria-hidden="true">
                 {move || marker(st.ref_at(), "ref-marker")}
                 {move || marker(st.m_at(), "m-marker")}
             </svg>
@@ -55,7 +57,11 @@ fn MarkedChart(
 pub fn FlipsCharts() -> impl IntoView {
     let st = expect_context::<FlipsState>();
     let store = expect_context::<Store>();
+    // both charts are drawn at the width of their box (CSS px)
+    let wrap = NodeRef::<leptos::html::Div>::new();
+    let width = crate::shared::chart::drawn_width(wrap, W);
     let drawn = Memo::new(move |_| {
+        let w = width.get();
         let scale = if st.log_y.get() {
             YScale::Log
         } else {
@@ -65,10 +71,11 @@ pub fn FlipsCharts() -> impl IntoView {
             let c = c.as_ref()?;
             c.unavailable
                 .is_none()
-                .then(|| draw_curve(c, label(&c.metric), scale, H))
+                .then(|| draw_curve(c, label(&c.metric), scale, (w, H)))
         })
     });
     let rho = Memo::new(move |_| {
+        let w = width.get();
         st.curve.with(|c| {
             let c = c.as_ref().filter(|c| c.unavailable.is_none())?;
             let line = FlipsCurve {
@@ -80,7 +87,7 @@ pub fn FlipsCharts() -> impl IntoView {
                 &line,
                 "Spearman vs error",
                 YScale::Fixed(-1.05, 1.05),
-                H_RHO,
+                (w, H_RHO),
             ))
         })
     });
@@ -91,7 +98,8 @@ pub fn FlipsCharts() -> impl IntoView {
     };
     let export_png = move |_| {
         if let Some(svg) = with_markers(drawn, st) {
-            export::download_png(&file_name(st, "png"), &svg, W, H);
+            let (w, h) = drawn.with_untracked(|d| d.as_ref().map_or((W, H), |d| (d.w, d.h)));
+            export::download_png(&file_name(st, "png"), &svg, w, h);
         }
     };
     let main_label = Signal::derive(move || {
@@ -112,7 +120,7 @@ pub fn FlipsCharts() -> impl IntoView {
         {move || st.curve.with(|c| c.as_ref().and_then(|c| c.unavailable.clone())).map(|why| view! {
             <p class="notice unavailable" role="status" id="flips-unavailable">{format!("{} cannot be computed for this input: {why}.", label(&st.metric.get()))}</p>
         })}
-        <div class="chart-wrap flips-chart">
+        <div class="chart-wrap flips-chart" node_ref=wrap>
             <MarkedChart id="flips-chart" drawn=drawn label=main_label/>
             <ul class="flips-legend" aria-label="Models">
                 {move || store.summary.with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, name)| view! {

@@ -54,8 +54,19 @@ fn run_view(call: Call) -> impl IntoView {
         else {
             return view! { <p class="status">"generating…"</p> }.into_any();
         };
-        let rel = chart::reliability(&rows, "confidence").svg;
-        let roc_svg = small::lines(
+        let rel = move |width| {
+            chart::reliability_with(
+                &rows,
+                &chart::Options {
+                    width,
+                    x_label: "confidence",
+                    ..chart::Options::default()
+                },
+            )
+            .svg
+        };
+        let roc_svg = move |w| small::lines_sized(
+            w,
             &[
                 Series {
                     ink: Ink::A,
@@ -75,7 +86,7 @@ fn run_view(call: Call) -> impl IntoView {
             ("false-positive rate (class 1)", "true-positive rate"),
             (&[0.0, 0.5, 1.0], &[0.0, 0.5, 1.0]),
         );
-        let hist_svg = small::histogram(&hist, "confidence c");
+        let hist_svg = move |w| small::histogram_sized(w, &hist, "confidence c");
         view! {
             <dl class="metrics-list" id="beyond-run">
                 <div><dt>"ECE"</dt><dd>{num("lab.beyond.run.ece", ece)}</dd></div>
@@ -84,9 +95,9 @@ fn run_view(call: Call) -> impl IntoView {
                 <div><dt>"cwAUC"</dt><dd>{num("lab.beyond.run.cwauc", cwauc)}</dd></div>
             </dl>
             <div class="lab-charts">
-                <figure><div class="lab-svg" inner_html=hist_svg></div><figcaption>"Confidence histogram"</figcaption></figure>
-                <figure class="chart"><div class="svg" inner_html=rel></div><figcaption>"Reliability diagram (equal-width bins, Clopper–Pearson 95% intervals)"</figcaption></figure>
-                <figure><div class="lab-svg" inner_html=roc_svg></div><figcaption>"ROC and confidence-weighted ROC of class 1"</figcaption></figure>
+                <figure><chart::SizedSvg class="lab-svg" fallback=420 draw=hist_svg/><figcaption>"Confidence histogram"</figcaption></figure>
+                <figure class="chart"><chart::SizedSvg class="svg" draw=rel/><figcaption>"Reliability diagram (equal-width bins, Clopper–Pearson 95% intervals)"</figcaption></figure>
+                <figure><chart::SizedSvg class="lab-svg" fallback=420 draw=roc_svg/><figcaption>"ROC and confidence-weighted ROC of class 1"</figcaption></figure>
             </div>
         }
         .into_any()

@@ -186,7 +186,7 @@ fn exact_conditioning() -> impl IntoView {
         reps: 200,
         seed: 7,
     });
-    let svg = move || {
+    let svg = move |w: u32| {
         let Some(LabAnswer::ExactConditioning { points }) = call.answer.get() else {
             return String::new();
         };
@@ -202,7 +202,8 @@ fn exact_conditioning() -> impl IntoView {
             legend,
             points,
         };
-        small::lines(
+        small::lines_sized(
+            w,
             &[
                 line(Ink::A, false, "truthful (exact)", pick(|p| p.truthful)),
                 line(

@@ -154,7 +154,8 @@ pub fn mc(path: &str, mean: f64, se: f64) -> AnyView {
     .into_any()
 }
 
-/// A chart container (the markup is ours, never the user's).
-pub fn chart(svg: impl Fn() -> String + Send + Sync + 'static) -> impl IntoView {
-    view! { <div class="lab-svg" inner_html=svg></div> }
+/// A chart container (the markup is ours, never the user's), `svg(width)` drawn at
+/// the container's width in CSS pixels.
+pub fn chart(svg: impl Fn(u32) -> String + Send + Sync + 'static) -> impl IntoView {
+    view! { <crate::shared::chart::SizedSvg class="lab-svg" fallback=420 draw=svg/> }
 }

@@ -47,10 +47,21 @@ pub fn try_it(id: &'static str) -> impl IntoView {
     }
 }
 
-/// The reliability diagram of `rows`.
-pub fn diagram(rows: &[Row], x_label: &str) -> impl IntoView {
-    let svg = chart::reliability(rows, x_label).svg;
-    view! { <figure class="chart lab-fig"><div class="svg" inner_html=svg></div></figure> }
+/// The reliability diagram of `rows`, drawn at its figure's width.
+pub fn diagram(rows: &[Row], x_label: &'static str) -> impl IntoView {
+    let rows = rows.to_vec();
+    let draw = move |width| {
+        chart::reliability_with(
+            &rows,
+            &chart::Options {
+                width,
+                x_label,
+                ..chart::Options::default()
+            },
+        )
+        .svg
+    };
+    view! { <figure class="chart lab-fig"><chart::SizedSvg class="svg" draw=draw/></figure> }
 }
 
 fn step_forecaster() -> impl IntoView {

@@ -52,7 +52,7 @@ pub fn diagrams(prefix: &str, t: &Tables, after: Method) -> AnyView {
         if let Some(why) = &tab.undefined {
             return view! { <div class="half"><h4>{title.to_string()}</h4><p class="notice">"undefined: " {why.clone()}</p></div> }.into_any();
         }
-        let drawn = chart::reliability(&tab.rows, label);
+        let rows = tab.rows.clone();
         let base = format!(
             "{prefix}recalibration.{set}.binned.{}.{}.{m}",
             reading.name(),
@@ -64,7 +64,7 @@ pub fn diagrams(prefix: &str, t: &Tables, after: Method) -> AnyView {
                 <h4>{title.to_string()} " · ECE " {num_view(format!("{base}.ece"), ece, "undefined without samples")}</h4>
                 <div class="chart" role="img" id=format!("recal-chart-{set}")
                     aria-label=format!("Reliability diagram {title} with {m} {} bins", binning.name())>
-                    <div class="svg" inner_html=drawn.svg></div>
+                    <chart::SizedSvg class="svg" draw=move |width| chart::reliability_with(&rows, &chart::Options { width, x_label: label, y_label: chart::y_label(reading), counts: chart::CountScale::Auto }).svg/>
                 </div>
                 {table_view(&base, binning, &tab.rows, set)}
             </div>
@@ -138,7 +138,8 @@ pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
                 MapAxis::ZR => "raw logit z_r (one-vs-rest)",
                 MapAxis::Confidence => "raw top-label confidence",
             };
-            let svg = calibscope_charts::recal::fitted_map(x, &curves, scatter);
+            let (curves_d, scatter_d) = (curves.clone(), scatter.clone());
+            let draw = move |w| calibscope_charts::recal::fitted_map_sized(w, x, &curves_d, &scatter_d);
             let note = if binary {
                 String::new()
             } else if scatter.is_empty() {
@@ -149,7 +150,9 @@ pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
             let m = method.name();
             view! {
                 <figure class="map" id=format!("recal-map-{m}")>
-                    <div class="svg" role="img" aria-label=format!("Fitted map of {title}") inner_html=svg></div>
+                    <div role="img" aria-label=format!("Fitted map of {title}")>
+                        <chart::SizedSvg class="svg" fallback=calibscope_charts::recal::W draw=draw/>
+                    </div>
                     <figcaption>{title}{note}</figcaption>
                 </figure>
             }

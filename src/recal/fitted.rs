@@ -3,6 +3,7 @@
 //! and the downloads, drawn from the worker's latest answer ([`Answer`]).
 
 use crate::shared::numfmt::{data_value, display};
+use crate::shared::chart::SizedSvg;
 use crate::shared::slider;
 use calibscope_audit::Method;
 use calibscope_core::binning::Binning;
@@ -83,8 +84,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
         })
         .collect_view();
     let curve = &vd.tau_curve;
-    let tau_svg =
-        (!curve.is_empty()).then(|| calibscope_charts::recal::tau_curve(curve, tau, nll_t));
+    let tau_points = (!curve.is_empty()).then(|| curve.clone());
     let warnings = get_path(&sec, "warnings")
         .and_then(Value::as_array)
         .map(|a| {
@@ -135,14 +135,19 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
                                 {if at_end == Some(true) { "yes" } else { "no" }}</span>
                                 {(at_end == Some(true)).then(|| view! { <span class="sub">" τ* lies within 1e-6 of 0.05 or 20: τ → 0.05 means the calibration split is separable by the scores (the NLL keeps falling as they sharpen); τ → 20 means the scores carry no information about the labels."</span> })}
                             </p>
-                            <table class="trace" id="recal-trace">
-                                <caption>"Golden-section search over [0.05, 20], 80 iterations"</caption>
-                                <thead><tr><th scope="col">"iter"</th><th scope="col">"bracket width"</th><th scope="col">"best τ"</th><th scope="col">"best NLL"</th></tr></thead>
-                                <tbody>{trace_rows}</tbody>
-                            </table>
+                            <details class="impl-details" id="recal-trace-details">
+                                <summary>"Details: how τ* was searched"</summary>
+                                <table class="trace" id="recal-trace">
+                                    <caption>"Golden-section search over [0.05, 20], 80 iterations"</caption>
+                                    <thead><tr><th scope="col">"iter"</th><th scope="col">"bracket width"</th><th scope="col">"best τ"</th><th scope="col">"best NLL"</th></tr></thead>
+                                    <tbody>{trace_rows}</tbody>
+                                </table>
+                            </details>
                         </div>
                         <figure class="tau-curve" id="recal-tau-curve">
-                            <div class="svg" role="img" aria-label="Calibration NLL against τ on a log axis; the dot marks τ*" inner_html=tau_svg.unwrap_or_default()></div>
+                            <div role="img" aria-label="Calibration NLL against τ on a log axis; the dot marks τ*">
+                                <SizedSvg class="svg" fallback=calibscope_charts::recal::W draw=move |w| tau_points.as_ref().map(|c| calibscope_charts::recal::tau_curve_sized(w, c, tau, nll_t)).unwrap_or_default()/>
+                            </div>
                             <figcaption class="legend">"Calibration NLL against τ (log axis); the dot marks τ*, the grey line τ = 1."</figcaption>
                         </figure>
                     </div>

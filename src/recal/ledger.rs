@@ -197,7 +197,7 @@ pub fn ledger(prefix: &str, section: &Value, binary: bool, tables: Option<&Table
         view! {
             <td class:worse=regress>
                 {num_view(path, v, why)}
-                {regress.then(|| view! { <span class="regress" title="worse than before on the evaluation split">" ▲ worse"</span> })}
+                {regress.then(|| view! { <span class="regress" title="worse than before on the evaluation split">" (worse)"</span> })}
             </td>
         }
         .into_any()
@@ -291,7 +291,7 @@ pub fn ledger(prefix: &str, section: &Value, binary: bool, tables: Option<&Table
     view! {
         <div class="scroll">
             <table class="ledger" id="recal-ledger">
-                <caption>"Evaluation split: before and after each method (fitted on the calibration split only). ▲ marks a regression, shown, not hidden."</caption>
+                <caption>"Evaluation split: before and after each method (fitted on the calibration split only). “(worse)” marks a regression, shown, not hidden."</caption>
                 <thead><tr><th scope="col">"metric"</th>{heads}<th scope="col">"can τ move it?"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>

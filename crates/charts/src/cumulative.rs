@@ -5,6 +5,8 @@
 //! show the size of a deviation expected from noise alone. The caption states the
 //! Kolmogorov–Smirnov statistic `max |C_k| / sigma` and its p-value.
 
+use crate::frame::{pt, DESC, TICK};
+use crate::numfmt::display;
 use crate::palette::{GAP, POINT};
 use crate::smooth::{err, failed};
 use plotters::prelude::*;
@@ -31,6 +33,14 @@ pub struct Cumulative<'a> {
 /// Draws the cumulative reliability diagram. Non-finite points are left out; the
 /// vertical range covers the curve and the band.
 pub fn cumulative_differences(c: &Cumulative<'_>) -> String {
+    cumulative_differences_sized(W, c)
+}
+
+/// [`cumulative_differences`], `w` SVG units wide (the CSS pixels it is shown at; see
+/// [`crate::frame`]); the height keeps the default proportions, at least 280.
+pub fn cumulative_differences_sized(w: u32, c: &Cumulative<'_>) -> String {
+    let w = crate::frame::width(w);
+    let h = (w * H / W).max(280);
     let mut svg = String::new();
     let drawn = (|| -> Result<(), String> {
         let finite: Vec<(f64, f64)> = c
@@ -52,14 +62,22 @@ pub fn cumulative_differences(c: &Cumulative<'_>) -> String {
         let p_text = if c.p_ks < 1e-6 {
             "p < 1e-6".to_string()
         } else {
-            format!("p = {:.3}", c.p_ks)
+            format!("p = {}", display(Some(c.p_ks)))
         };
-        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
             .caption(
-                format!("cumulative differences: KS = {:.3} σ, {p_text}", c.ks),
-                ("sans-serif", 15),
+                format!(
+                    "{}KS = {} σ, {p_text}",
+                    if w < 480 {
+                        ""
+                    } else {
+                        "cumulative differences: "
+                    },
+                    display(Some(c.ks))
+                ),
+                ("sans-serif", pt(DESC)),
             )
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -72,11 +90,11 @@ pub fn cumulative_differences(c: &Cumulative<'_>) -> String {
             .x_labels(6)
             .y_labels(7)
             .x_label_formatter(&|v| format!("{v:.1}"))
-            .y_label_formatter(&|v| format!("{v:.3}"))
+            .y_label_formatter(&|v| display(Some(*v)))
             .bold_line_style(BLACK.mix(0.12))
             .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", 14))
-            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", pt(DESC)))
+            .label_style(("sans-serif", pt(TICK)))
             .draw()
             .map_err(|e| err(&e))?;
         chart
@@ -99,6 +117,6 @@ pub fn cumulative_differences(c: &Cumulative<'_>) -> String {
     })();
     match drawn {
         Ok(()) => svg,
-        Err(e) => failed(W, H, e),
+        Err(e) => failed(w, h, e),
     }
 }

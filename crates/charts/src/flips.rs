@@ -8,6 +8,7 @@
 //! markers as an overlay (a slider step does not redraw the chart); [`with_markers`]
 //! draws them into the SVG for export.
 
+use crate::frame::{pt, DESC, TICK};
 use crate::palette::model;
 use crate::{failed_svg, hex};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -41,16 +42,12 @@ pub struct CurveDrawn {
     /// The plotting area's top and bottom, for the marker lines.
     pub y_top: f64,
     pub y_bottom: f64,
-    /// The drawing's height.
+    /// The drawing's width and height in SVG units.
+    pub w: u32,
     pub h: u32,
 }
 
-/// Draws one line per entry of `lines` (`lines[i][m - 1]` is model `i`'s value at
-/// bin count `m`; `None` where undefined, which breaks the line) over
-/// `m = 1..=m_max`, at height `h`, the y axis titled `y_label` with tick labels
-/// written by `y_fmt`. Non-finite values are treated as undefined. With no defined
-/// value the y range is `[0, 1]`; `m_max < 2` draws the x axis over `[1, 2]`. On a
-/// drawing error the SVG says so in text and `x_of_m` is empty.
+/// [`curves_sized`] at the default width [`W`].
 pub fn curves(
     m_max: usize,
     lines: &[Vec<Option<f64>>],
@@ -59,6 +56,26 @@ pub fn curves(
     h: u32,
     y_fmt: &dyn Fn(f64) -> String,
 ) -> CurveDrawn {
+    curves_sized(W, m_max, lines, y_label, scale, h, y_fmt)
+}
+
+/// Draws, `w` SVG units wide (the CSS pixels it is shown at; see [`crate::frame`]),
+/// one line per entry of `lines` (`lines[i][m - 1]` is model `i`'s value at
+/// bin count `m`; `None` where undefined, which breaks the line) over
+/// `m = 1..=m_max`, at height `h`, the y axis titled `y_label` with tick labels
+/// written by `y_fmt`. Non-finite values are treated as undefined. With no defined
+/// value the y range is `[0, 1]`; `m_max < 2` draws the x axis over `[1, 2]`. On a
+/// drawing error the SVG says so in text and `x_of_m` is empty.
+pub fn curves_sized(
+    w: u32,
+    m_max: usize,
+    lines: &[Vec<Option<f64>>],
+    y_label: &str,
+    scale: YScale,
+    h: u32,
+    y_fmt: &dyn Fn(f64) -> String,
+) -> CurveDrawn {
+    let w = crate::frame::width(w);
     let values = || {
         lines
             .iter()
@@ -71,6 +88,7 @@ pub fn curves(
     let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
     let x_hi = (m_max.max(2)) as f64;
     let plot = Plot {
+        w,
         m_max,
         lines,
         y_label,
@@ -104,6 +122,7 @@ pub fn curves(
             svg.insert_str(at, &layer);
             CurveDrawn {
                 svg,
+                w,
                 x_of_m,
                 y_top,
                 y_bottom,
@@ -111,7 +130,8 @@ pub fn curves(
             }
         }
         Err(e) => CurveDrawn {
-            svg: failed_svg(W, h, &e),
+            svg: failed_svg(w, h, &e),
+            w,
             h,
             ..CurveDrawn::default()
         },
@@ -141,6 +161,7 @@ type Drawn = (Vec<f64>, f64, f64, String);
 
 /// One chart to draw.
 struct Plot<'a> {
+    w: u32,
     m_max: usize,
     lines: &'a [Vec<Option<f64>>],
     y_label: &'a str,
@@ -156,7 +177,7 @@ impl Plot<'_> {
         Y::CoordDescType: ValueFormatter<f64>,
     {
         let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
-        let root = SVGBackend::with_string(svg, (W, self.h)).into_drawing_area();
+        let root = SVGBackend::with_string(svg, (self.w, self.h)).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin_top(12)
             .margin_right(18)
@@ -169,14 +190,14 @@ impl Plot<'_> {
             .configure_mesh()
             .x_desc("bins m (log scale)")
             .y_desc(self.y_label)
-            .x_labels(8)
-            .y_labels(6)
+            .x_labels(if self.w < 480 { 5 } else { 8 })
+            .y_labels(if self.h < 260 { 4 } else { 6 })
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| (self.y_fmt)(*v))
             .bold_line_style(BLACK.mix(0.12))
             .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", 15))
-            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", pt(DESC)))
+            .label_style(("sans-serif", pt(TICK)))
             .draw()
             .map_err(|e| err(&e))?;
         let x_of_m: Vec<f64> = (1..=self.m_max)

@@ -2,6 +2,7 @@
 //! the fitted maps (raw score to recalibrated probability). Colours come from
 //! [`crate::palette`]; the web app's CSS restyles them for the dark theme.
 
+use crate::frame::{self, pt, Item, Swatch, DESC, TICK};
 use crate::palette::{GAP, POINT, SERIES};
 use plotters::prelude::*;
 
@@ -10,8 +11,9 @@ pub const W: u32 = 560;
 /// Height of these drawings in SVG user units.
 pub const H: u32 = 340;
 
-fn failed(e: String) -> String {
-    crate::failed_svg(W, H, &e)
+/// The height of a drawing `w` units wide: the default proportions, at least 240.
+pub fn height(w: u32) -> u32 {
+    (w * H / W).max(240)
 }
 
 fn err(e: &dyn std::fmt::Debug) -> String {
@@ -21,6 +23,18 @@ fn err(e: &dyn std::fmt::Debug) -> String {
 /// The calibration NLL at each `(tau, nll)` of `points` (a log-scaled tau axis over
 /// the bracket `[0.05, 20]`), with `tau*` marked and `tau = 1` dashed.
 pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) -> String {
+    tau_curve_sized(W, points, tau, nll_tau)
+}
+
+/// [`tau_curve`], `w` SVG units wide (the CSS pixels it is shown at).
+pub fn tau_curve_sized(
+    w: u32,
+    points: &[[f64; 2]],
+    tau: Option<f64>,
+    nll_tau: Option<f64>,
+) -> String {
+    let w = crate::frame::width(w);
+    let h = height(w);
     let mut svg = String::new();
     let drawn = (|| -> Result<(), String> {
         let finite: Vec<(f64, f64)> = points
@@ -35,7 +49,7 @@ pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) ->
             });
         let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
         let pad = (hi - lo) * 0.05;
-        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
             .x_label_area_size(40)
@@ -46,14 +60,14 @@ pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) ->
             .configure_mesh()
             .x_desc("τ (log scale)")
             .y_desc("calibration NLL")
-            .x_labels(8)
+            .x_labels(if w < 480 { 5 } else { 8 })
             .y_labels(6)
             .x_label_formatter(&|v| format!("{v}"))
             .y_label_formatter(&|v| format!("{v:.3}"))
             .bold_line_style(BLACK.mix(0.12))
             .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", 14))
-            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", pt(DESC)))
+            .label_style(("sans-serif", pt(TICK)))
             .draw()
             .map_err(|e| err(&e))?;
         chart
@@ -74,7 +88,7 @@ pub fn tau_curve(points: &[[f64; 2]], tau: Option<f64>, nll_tau: Option<f64>) ->
     })();
     match drawn {
         Ok(()) => svg,
-        Err(e) => failed(e),
+        Err(e) => crate::failed_svg(w, h, &e),
     }
 }
 
@@ -85,6 +99,39 @@ pub fn fitted_map(
     curves: &[(usize, Vec<[f64; 2]>)],
     scatter: &[[f64; 2]],
 ) -> String {
+    fitted_map_sized(W, x_label, curves, scatter)
+}
+
+/// [`fitted_map`], `w` SVG units wide (the CSS pixels it is shown at), with a legend
+/// of its classes (when more than one) and of the diagonal (with `scatter`).
+pub fn fitted_map_sized(
+    w: u32,
+    x_label: &str,
+    curves: &[(usize, Vec<[f64; 2]>)],
+    scatter: &[[f64; 2]],
+) -> String {
+    let w = crate::frame::width(w);
+    let h = height(w);
+    let names: Vec<String> = curves.iter().map(|c| format!("class {}", c.0)).collect();
+    let mut items: Vec<Item> = Vec::new();
+    if curves.len() > 1 {
+        items.extend(names.iter().enumerate().map(|(i, n)| Item {
+            swatch: Swatch::Line("cs-series", SERIES[i % SERIES.len()], false),
+            label: n,
+        }));
+    }
+    if !scatter.is_empty() {
+        items.push(Item {
+            swatch: Swatch::Dot("cs-scatter", POINT),
+            label: "calibration samples",
+        });
+        items.push(Item {
+            swatch: Swatch::Line("cs-diagonal", RGBColor(0, 0, 0), true),
+            label: "no change",
+        });
+    }
+    let legend_h = frame::legend_height(&items, (w - 16) as f64).ceil() as u32;
+    let h = h + legend_h;
     let mut svg = String::new();
     let drawn = (|| -> Result<(), String> {
         let xs = curves
@@ -97,8 +144,9 @@ pub fn fitted_map(
             (a.min(v), b.max(v))
         });
         let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
-        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
-        let mut chart = ChartBuilder::on(&root)
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        let (_, area) = root.split_vertically(legend_h);
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(52)
@@ -108,14 +156,14 @@ pub fn fitted_map(
             .configure_mesh()
             .x_desc(x_label)
             .y_desc("recalibrated probability")
-            .x_labels(6)
+            .x_labels(if w < 480 { 5 } else { 7 })
             .y_labels(6)
             .x_label_formatter(&|v| format!("{v:.2}"))
             .y_label_formatter(&|v| format!("{v:.1}"))
             .bold_line_style(BLACK.mix(0.12))
             .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", 14))
-            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", pt(DESC)))
+            .label_style(("sans-serif", pt(TICK)))
             .draw()
             .map_err(|e| err(&e))?;
         for (i, (_, points)) in curves.iter().enumerate() {
@@ -129,7 +177,12 @@ pub fn fitted_map(
         }
         if !scatter.is_empty() {
             chart
-                .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.mix(0.5)))
+                .draw_series(DashedLineSeries::new(
+                    [(lo, lo), (hi, hi)],
+                    6,
+                    4,
+                    BLACK.stroke_width(1),
+                ))
                 .map_err(|e| err(&e))?;
             chart
                 .draw_series(
@@ -142,7 +195,12 @@ pub fn fitted_map(
         root.present().map_err(|e| err(&e))
     })();
     match drawn {
-        Ok(()) => svg,
-        Err(e) => failed(e),
+        Ok(()) => {
+            let (legend, _) = frame::legend(&items, 10.0, 4.0, (w - 16) as f64);
+            let at = svg.rfind("</svg>").unwrap_or(svg.len());
+            svg.insert_str(at, &legend);
+            svg
+        }
+        Err(e) => crate::failed_svg(w, h, &e),
     }
 }

@@ -2,8 +2,11 @@
 //! confidence-weighted ROC, expected ECE against n) and histograms, written as SVG
 //! by hand (a few dozen elements, no plotters). They carry classes, not colours
 //! (`lab-chart`, `axis`, `tick`, `label`, `series <ink> [dots]`, `bar`): the page's
-//! stylesheet colours them from the theme's variables ([`Ink`]).
+//! stylesheet colours them from the theme's variables ([`Ink`]) and sets their text
+//! at 13 and 14 CSS pixels; drawn at the width they are shown at
+//! ([`lines_sized`], [`histogram_sized`]), a unit is a pixel.
 
+use crate::numfmt::display;
 use crate::palette::Ink;
 use std::fmt::Write;
 
@@ -11,7 +14,13 @@ use std::fmt::Write;
 pub const CW: f64 = 420.0;
 pub const CH: f64 = 300.0;
 /// The margin left of and under the plot area (axis labels and ticks).
-const PAD: f64 = 44.0;
+const PAD: f64 = 48.0;
+
+/// The size of a chart `w` units wide: the default proportions, at least 220 tall.
+fn size(w: u32) -> (f64, f64) {
+    let w = crate::frame::width(w) as f64;
+    (w, (w * CH / CW).max(220.0).round())
+}
 
 /// An axis: the range `[lo, hi]` spans the plot area, on a log10 scale when `log`
 /// (then `lo` and `hi` must be positive).
@@ -80,25 +89,39 @@ pub fn lines(
     labels: (&str, &str),
     ticks: (&[f64], &[f64]),
 ) -> String {
-    let px = |v: f64| PAD + x.t(v) * (CW - PAD - 24.0);
-    let py = |v: f64| CH - PAD - y.t(v) * (CH - PAD - 10.0);
+    lines_sized(CW as u32, series, x, y, labels, ticks)
+}
+
+/// [`lines`], `w` SVG units wide (the CSS pixels it is shown at; see
+/// [`crate::frame`]), the height in the default proportions (at least 220).
+pub fn lines_sized(
+    w: u32,
+    series: &[Series],
+    x: Axis,
+    y: Axis,
+    labels: (&str, &str),
+    ticks: (&[f64], &[f64]),
+) -> String {
+    let (cw, ch) = size(w);
+    let px = |v: f64| PAD + x.t(v) * (cw - PAD - 24.0);
+    let py = |v: f64| ch - PAD - y.t(v) * (ch - PAD - 10.0);
     let mut s = format!(
-        "<svg class='lab-chart' viewBox='0 0 {CW} {CH}' role='img' aria-label='{}'>",
+        "<svg class='lab-chart' viewBox='0 0 {cw} {ch}' font-family='sans-serif' role='img' aria-label='{}'>",
         esc(&format!("{} against {}", labels.1, labels.0))
     );
     let _ = write!(
         s,
         "<path class='axis' d='M{PAD} 10 V{} H{}'/>",
-        CH - PAD,
-        CW - 10.0
+        ch - PAD,
+        cw - 10.0
     );
     for &t in ticks.0 {
         let _ = write!(
             s,
             "<text class='tick' x='{:.1}' y='{}' text-anchor='middle'>{}</text>",
             px(t),
-            CH - PAD + 16.0,
-            t
+            ch - PAD + 18.0,
+            display(Some(t))
         );
     }
     for &t in ticks.1 {
@@ -107,21 +130,21 @@ pub fn lines(
             "<text class='tick' x='{}' y='{:.1}' text-anchor='end'>{}</text>",
             PAD - 4.0,
             py(t) + 4.0,
-            t
+            display(Some(t))
         );
     }
     let _ = write!(
         s,
         "<text class='label' x='{}' y='{}' text-anchor='middle'>{}</text>",
-        (PAD + CW) / 2.0,
-        CH - 6.0,
+        (PAD + cw) / 2.0,
+        ch - 6.0,
         esc(labels.0)
     );
     let _ = write!(
         s,
         "<text class='label' x='12' y='{}' text-anchor='middle' transform='rotate(-90 12 {})'>{}</text>",
-        CH / 2.0,
-        CH / 2.0,
+        ch / 2.0,
+        ch / 2.0,
         esc(labels.1)
     );
     for (i, line) in series.iter().enumerate() {
@@ -141,7 +164,7 @@ pub fn lines(
             })
             .collect();
         let _ = write!(s, "<path class='series {class}' d='{}'/>", d.join(" "));
-        let ly = 20.0 + 16.0 * i as f64;
+        let ly = 20.0 + 18.0 * i as f64;
         let _ = write!(
             s,
             "<path class='series {class}' d='M{} {ly} h18'/><text class='tick' x='{}' y='{}'>{}</text>",
@@ -159,25 +182,31 @@ pub fn lines(
 /// titled `x_label` and ticked at 0, 0.5 and 1. No counts draws the axes alone;
 /// all-zero counts draw zero-height bars.
 pub fn histogram(counts: &[u64], x_label: &str) -> String {
+    histogram_sized(CW as u32, counts, x_label)
+}
+
+/// [`histogram`], `w` SVG units wide (the CSS pixels it is shown at).
+pub fn histogram_sized(w: u32, counts: &[u64], x_label: &str) -> String {
+    let (cw, ch) = size(w);
     let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let w = (CW - PAD - 10.0) / counts.len().max(1) as f64;
+    let w = (cw - PAD - 10.0) / counts.len().max(1) as f64;
     let mut s = format!(
-        "<svg class='lab-chart' viewBox='0 0 {CW} {CH}' role='img' aria-label='histogram of {}'>",
+        "<svg class='lab-chart' viewBox='0 0 {cw} {ch}' font-family='sans-serif' role='img' aria-label='histogram of {}'>",
         esc(x_label)
     );
     let _ = write!(
         s,
         "<path class='axis' d='M{PAD} 10 V{} H{}'/>",
-        CH - PAD,
-        CW - 10.0
+        ch - PAD,
+        cw - 10.0
     );
     for (i, &c) in counts.iter().enumerate() {
-        let h = c as f64 / max * (CH - PAD - 20.0);
+        let h = c as f64 / max * (ch - PAD - 20.0);
         let _ = write!(
             s,
             "<rect class='bar' x='{:.1}' y='{:.1}' width='{:.1}' height='{:.1}'/>",
             PAD + i as f64 * w + 1.0,
-            CH - PAD - h,
+            ch - PAD - h,
             (w - 2.0).max(1.0),
             h
         );
@@ -185,18 +214,20 @@ pub fn histogram(counts: &[u64], x_label: &str) -> String {
     for t in [0.0, 0.5, 1.0] {
         let _ = write!(
             s,
-            "<text class='tick' x='{:.1}' y='{}' text-anchor='middle'>{t}</text>",
-            PAD + t * (CW - PAD - 10.0),
-            CH - PAD + 16.0
+            "<text class='tick' x='{:.1}' y='{}' text-anchor='middle'>{}</text>",
+            PAD + t * (cw - PAD - 10.0),
+            ch - PAD + 18.0,
+            display(Some(t))
         );
     }
     let _ = write!(
         s,
-        "<text class='label' x='{}' y='{}' text-anchor='middle'>{}</text><text class='tick' x='{}' y='20' text-anchor='end'>max {max}</text></svg>",
-        (PAD + CW) / 2.0,
-        CH - 6.0,
+        "<text class='label' x='{}' y='{}' text-anchor='middle'>{}</text><text class='tick' x='{}' y='20' text-anchor='end'>max {}</text></svg>",
+        (PAD + cw) / 2.0,
+        ch - 6.0,
         esc(x_label),
-        CW - 12.0
+        cw - 12.0,
+        display(Some(max))
     );
     s
 }

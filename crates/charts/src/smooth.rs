@@ -4,6 +4,8 @@
 //! forecasts as a band along the bottom; `sigma*` and smECE are stated on the chart.
 //! Colours come from [`crate::palette`].
 
+use crate::frame::{pt, DESC, TICK};
+use crate::numfmt::display;
 use crate::palette::{POINT, STRIP};
 use plotters::prelude::*;
 
@@ -43,16 +45,25 @@ pub(crate) fn err(e: &dyn std::fmt::Debug) -> String {
 /// forecast). Points with a non-finite value are left out; with none left, the axes,
 /// the diagonal and the caption are still drawn.
 pub fn smooth_reliability(curve: &SmoothCurve<'_>, x_label: &str) -> String {
+    smooth_reliability_sized(W, curve, x_label)
+}
+
+/// [`smooth_reliability`], `w` SVG units wide (the CSS pixels it is shown at; see
+/// [`crate::frame`]); the height keeps the default proportions, at least 280.
+pub fn smooth_reliability_sized(w: u32, curve: &SmoothCurve<'_>, x_label: &str) -> String {
+    let w = crate::frame::width(w);
+    let h = (w * H / W).max(280);
     let mut svg = String::new();
     let drawn = (|| -> Result<(), String> {
-        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         let caption = format!(
-            "smooth ECE {:.4} at bandwidth σ* = {:.4}",
-            curve.smece, curve.sigma
+            "smooth ECE {}, bandwidth σ* = {}",
+            display(Some(curve.smece)),
+            display(Some(curve.sigma))
         );
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .caption(caption, ("sans-serif", 15))
+            .caption(caption, ("sans-serif", pt(DESC)))
             .x_label_area_size(40)
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..1f64, 0f64..1f64)
@@ -67,8 +78,8 @@ pub fn smooth_reliability(curve: &SmoothCurve<'_>, x_label: &str) -> String {
             .y_label_formatter(&|v| format!("{v:.1}"))
             .bold_line_style(BLACK.mix(0.12))
             .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", 14))
-            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", pt(DESC)))
+            .label_style(("sans-serif", pt(TICK)))
             .draw()
             .map_err(|e| err(&e))?;
         let peak = curve
@@ -110,6 +121,6 @@ pub fn smooth_reliability(curve: &SmoothCurve<'_>, x_label: &str) -> String {
     })();
     match drawn {
         Ok(()) => svg,
-        Err(e) => failed(W, H, e),
+        Err(e) => failed(w, h, e),
     }
 }

@@ -83,5 +83,10 @@ fn zero_is_zero_and_undefined_is_undefined() {
     assert_eq!(display(Some(-0.0)), "0");
     assert_eq!(display(None), "undefined");
     assert_eq!(display(Some(f64::INFINITY)), "undefined");
-    assert!(has_exponent("1.2e-5") && has_exponent("3e7") && !has_exponent("< e") && !has_exponent("12.5"));
+    assert!(
+        has_exponent("1.2e-5")
+            && has_exponent("3e7")
+            && !has_exponent("< e")
+            && !has_exponent("12.5")
+    );
 }

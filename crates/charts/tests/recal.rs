@@ -68,7 +68,12 @@ fn fitted_maps_draw_each_class_in_its_palette_colour() {
     assert_eq!(count(&svg, "<circle"), 0, "no scatter asked");
     let scatter = [[0.1, 0.2], [0.5, 0.4], [0.9, 0.95]];
     let svg = fitted_map("probability", &[(0, curve(0.0))], &scatter);
-    assert_eq!(count(&svg, "<circle"), scatter.len(), "a dot per point");
+    assert_eq!(
+        count(&svg, "<circle"),
+        scatter.len() + 1,
+        "a dot per point, one in the legend"
+    );
+    assert!(svg.contains(">calibration samples</text>") && svg.contains(">no change</text>"));
     assert!(svg.to_lowercase().contains(&hex(POINT).to_lowercase()));
     assert!(svg.contains("recalibrated probability") && svg.contains("probability"));
 }

@@ -3,7 +3,7 @@
 //! draws a bar per count, and text is escaped. The snapshots pin the whole SVG.
 
 use calibscope_charts::palette::Ink;
-use calibscope_charts::small::{histogram, lines, Axis, Series};
+use calibscope_charts::small::{histogram, histogram_sized, lines, lines_sized, Axis, Series};
 
 fn roc() -> Vec<Series<'static>> {
     let pts = |k: f64| -> Vec<(f64, f64)> {
@@ -101,9 +101,9 @@ fn dotted_series_and_log_axes() {
     let paths = series_paths(&svg);
     assert_eq!(paths[1].0, "c dots");
     // equally spaced on the log axis: 10 at the left end, 10^4 at the right
-    assert!(paths[0].1.starts_with("M44.0 "), "{}", paths[0].1);
+    assert!(paths[0].1.starts_with("M48.0 "), "{}", paths[0].1);
     assert!(paths[0].1.contains("L396.0 "), "{}", paths[0].1);
-    for t in ["10000", "0.001", "0.01"] {
+    for t in ["10\u{2009}000", "0.001", "0.01"] {
         assert!(svg.contains(&format!(">{t}</text>")), "{t}");
     }
 }
@@ -138,11 +138,27 @@ fn the_histogram_draws_a_bar_per_count() {
     let svg = histogram(&counts, "confidence c");
     assert_eq!(svg.matches("<rect class='bar'").count(), counts.len());
     assert!(svg.contains("max 20</text>") && svg.contains("histogram of confidence c"));
-    // the tallest bar fills the plot height (236), the empty one is flat
-    assert!(svg.contains("height='236.0'/>") && svg.contains("height='0.0'/>"));
+    // the tallest bar fills the plot height (232), the empty one is flat
+    assert!(svg.contains("height='232.0'/>") && svg.contains("height='0.0'/>"));
     let empty = histogram(&[], "confidence c");
     assert_eq!(empty.matches("<rect").count(), 0);
     assert!(empty.contains("max 1</text>") && !empty.contains("NaN"));
+}
+
+#[test]
+fn drawn_at_the_width_shown() {
+    // a phone's card: the drawing is as wide as the card, so its 13 px text stays 13 px
+    let svg = lines_sized(
+        330,
+        &roc(),
+        Axis::UNIT,
+        Axis::UNIT,
+        ("x", "y"),
+        (&[0.5], &[0.5]),
+    );
+    assert!(svg.contains("viewBox='0 0 330 236'"), "{}", &svg[..120]);
+    let h = histogram_sized(100, &[1, 2], "c");
+    assert!(h.contains("viewBox='0 0 280 220'"), "{}", &h[..120]);
 }
 
 #[test]
