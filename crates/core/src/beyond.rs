@@ -77,6 +77,39 @@ impl RiskAccumulator {
         self.n += 1;
     }
 
+    /// The accumulator holding these sums (an aggregate's, `calibscope-bins/1`): `n`
+    /// samples, `correct = Σ z`, `wrong_ratio = Σ_{z=0} 1/(1-c)`, `odds = Σ c/(1-c)`,
+    /// `weighted_correct = Σ c z`, `weight = Σ c`, each `c` clipped as in [`Self::add`].
+    /// [`Self::finish`] then gives the metrics from the sums, one formula for rows and
+    /// aggregates.
+    pub fn from_sums(sums: &RiskSums) -> Self {
+        let one = |x: f64| {
+            let mut s = Sum::new();
+            s.add(x);
+            s
+        };
+        RiskAccumulator {
+            n: sums.n as usize,
+            correct: sums.correct as usize,
+            wrong_ratio: one(sums.wrong_ratio),
+            odds: one(sums.odds),
+            weighted_correct: one(sums.weighted_correct),
+            weight: one(sums.weight),
+        }
+    }
+
+    /// The sums accumulated so far (see [`Self::from_sums`]).
+    pub fn sums(&self) -> RiskSums {
+        RiskSums {
+            n: self.n as u64,
+            correct: self.correct as u64,
+            wrong_ratio: self.wrong_ratio.value(),
+            odds: self.odds.value(),
+            weighted_correct: self.weighted_correct.value(),
+            weight: self.weight.value(),
+        }
+    }
+
     /// The metrics; every field `None` when no sample was added.
     pub fn finish(&self) -> RiskMetrics {
         let n = self.n;
@@ -112,6 +145,24 @@ impl RiskAccumulator {
             gain: (floor < 1.0).then(|| (cwa - acc) / (1.0 - floor)),
         }
     }
+}
+
+/// The sums behind [`RiskMetrics`] (see [`RiskAccumulator::from_sums`]); they add
+/// up over shards of the rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RiskSums {
+    /// Number of samples.
+    pub n: u64,
+    /// `Σ z`.
+    pub correct: u64,
+    /// `Σ_{z=0} 1/(1-c)` (clipped `c`).
+    pub wrong_ratio: f64,
+    /// `Σ c/(1-c)`.
+    pub odds: f64,
+    /// `Σ c z`.
+    pub weighted_correct: f64,
+    /// `Σ c`.
+    pub weight: f64,
 }
 
 /// A 2×2 confusion table (counts, or sums of confidence weights).
@@ -220,6 +271,23 @@ impl ConfusionAccumulator {
             }
             self.cw[y as usize][2].add(w);
             self.counts[y as usize][2] += 1;
+        }
+    }
+
+    /// The accumulator holding these sums (an aggregate's): per class the weighted
+    /// and counted `[tp, fp, fn]` (weights clipped as in [`Self::add`]), the total
+    /// weight `Σ c` and the number of samples. [`Self::finish`] then gives the tables.
+    pub fn from_sums(cw: &[[f64; 3]], counts: &[[u64; 3]], total_weight: f64, n: u64) -> Self {
+        let one = |x: f64| {
+            let mut s = Sum::new();
+            s.add(x);
+            s
+        };
+        ConfusionAccumulator {
+            cw: cw.iter().map(|c| c.map(one)).collect(),
+            counts: counts.to_vec(),
+            total_weight: one(total_weight),
+            n,
         }
     }
 

@@ -25,6 +25,13 @@ pub fn l_conf(top: &TopLabels) -> Option<f64> {
     }))
 }
 
+/// [`l_conf`] from sums over the confidence reading (an aggregate's): `n` samples,
+/// `correct = Σ z_i` and `sum_sq = Σ (c_i - z_i)²`, as `((n - correct) + sum_sq) / n`.
+/// `None` when `n = 0`.
+pub fn l_conf_from_sums(n: u64, correct: u64, sum_sq: f64) -> Option<f64> {
+    (n > 0).then(|| ((n - correct) as f64 + sum_sq) / n as f64)
+}
+
 /// Accuracy `(1/n) Σ z_i` of the top-label predictions; `None` when empty.
 pub fn accuracy(top: &TopLabels) -> Option<f64> {
     let n = top.correct.len();
