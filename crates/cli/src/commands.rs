@@ -143,6 +143,9 @@ pub(crate) fn write_stdout(text: &str) -> Outcome {
 
 pub fn audit(args: AuditArgs) -> Outcome {
     check_bins(&args.bins)?;
+    if crate::bins_cmd::is_aggregate_file(&args.files) {
+        return crate::bins_cmd::audit(&args);
+    }
     crate::share::check_flips(&args.flips)?;
     if !(args.cal_fraction > 0.0 && args.cal_fraction < 1.0) {
         return Err(Failure::Usage(

@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 input error (messages on stderr; with `--json` the
 //! input-error document on stdout), 2 usage error.
 
+mod bins_cmd;
 mod commands;
 mod flips;
 mod share;
@@ -37,6 +38,12 @@ enum Command {
     /// every value: ✓ identical, ✗ differs or missing (exit code 1); in a record of an
     /// earlier metric contract, Δ a value moved only by a definition change (verified).
     Verify(VerifyArgs),
+    /// Print the one-pass GROUP BY query that computes the aggregate
+    /// (calibscope-bins/1) of a table in an engine; `calibscope audit` opens its result.
+    Sql(bins_cmd::SqlArgs),
+    /// Build the aggregate (calibscope-bins/1) of prediction files in one pass, memory
+    /// independent of the rows; `calibscope audit` opens it.
+    Aggregate(bins_cmd::AggregateArgs),
     /// Read or write a permalink fragment (`#a1=…`): print the view a link holds as
     /// JSON, or the link of a view (JSON) or of a record's settings.
     Link(LinkArgs),
@@ -354,6 +361,8 @@ fn main() -> ExitCode {
         Command::Synth(a) => commands::synth(a),
         Command::Verify(a) => share::verify_command(a),
         Command::Link(a) => share::link_command(a),
+        Command::Sql(a) => bins_cmd::sql(a),
+        Command::Aggregate(a) => bins_cmd::aggregate(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
