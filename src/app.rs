@@ -15,14 +15,15 @@ use crate::labs::truth::TruthLab;
 use crate::learn::Learn;
 use crate::page::mapping::MappingPanel;
 use crate::page::opening::{files_of, Opening};
-use crate::page::panels::{DropTarget, ErrorPanel, ProgressPanel, StatusBanner};
+use crate::page::panels::{
+    install_tip_placement, DropTarget, ErrorPanel, ProgressPanel, StatusBanner,
+};
 use crate::page::store::{Store, View};
 use crate::page::theme::ThemeControl;
 use crate::recal::state::RecalState;
 use crate::recal::Recalibrate;
-use crate::sharing::exports::{Dropped, Exports};
-use crate::sharing::panel::{Notices, SharePanel};
-use crate::sharing::records::Records;
+use crate::sharing::exports::Dropped;
+use crate::sharing::panel::{Notices, ShareView};
 use crate::sharing::Share;
 
 pub fn start() {
@@ -51,6 +52,7 @@ fn App() -> impl IntoView {
     }
     // the chosen reading's table, recomputed on every change (latest wins)
     provide_context(Tables::new(store, client));
+    install_tip_placement();
     // drop anywhere on the page
     let dropped = Dropped::from_context();
     let dragging = RwSignal::new(false);
@@ -94,10 +96,8 @@ fn App() -> impl IntoView {
                 View::Learn => view! { <Learn/> }.into_any(),
                 View::TruthLab => view! { <TruthLab/> }.into_any(),
                 View::BeyondLab => view! { <BeyondLab/> }.into_any(),
+                View::Share => view! { <ShareView/> }.into_any(),
             }}
-            <SharePanel/>
-            <Records/>
-            <Exports/>
         </main>
         <footer>
             <p>"calibscope " {env!("CARGO_PKG_VERSION")} " · metrics as defined by the calibscope metric contract · no network requests leave this origin"</p>

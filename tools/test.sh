@@ -46,7 +46,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 fi
 chromium --version
 
-step "npm tools (binaryen wasm-opt, playwright-core)"
+step "npm tools (binaryen wasm-opt, playwright-core, axe-core)"
 command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }
 npm ci --no-audit --no-fund
 
@@ -65,4 +65,4 @@ export CALIBSCOPE_SHARED="${CALIBSCOPE_SHARED:-$(cd ../shared && pwd)}"
 # the CLI that writes the reports of tests/e2e/report.test.mjs (built by the native tests)
 export CALIBSCOPE_CLI="${CALIBSCOPE_CLI:-$PWD/target/release/calibscope}"
 node --test --test-concurrency=1 tests/e2e/
-echo "screenshots: target/e2e-artifacts/"
+echo "screenshots: target/e2e-artifacts/ (tests), target/screens/ (every view, 1440×900 and 390×844, light and dark)"

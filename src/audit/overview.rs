@@ -154,7 +154,7 @@ pub fn Overview() -> impl IntoView {
             <section class="overview" id="overview" aria-labelledby="overview-title">
                 <h2 id="overview-title">"Overview"</h2>
                 <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "). Hover or focus a heading for its meaning."</p>
-                <div class="scroll">
+                <div class="scroll" tabindex="0">
                     <table class="metrics">
                         <thead><tr><th scope="col">"Model"</th>{headers}</tr></thead>
                         <tbody>{rows}</tbody>

@@ -320,7 +320,7 @@ fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
             " (at the reference: "
             {num_view(vs_error_path(&r.metric, r.binning, r.m_ref), r.spearman_vs_error_ref, rho_undefined(models))} ")"
         </p>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
             <table id="flips-ranking" class="metrics">
                 <thead><tr>
                     <th scope="col">"model"</th>

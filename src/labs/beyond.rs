@@ -180,7 +180,7 @@ fn table_view(call: Call) -> impl IntoView {
             .map(|(_, h)| view! { <th scope="col">{*h}</th> })
             .collect_view();
         view! {
-            <div class="scroll"><table class="lab-table" id="table5">
+            <div class="scroll" tabindex="0"><table class="lab-table" id="table5">
                 <caption>{format!("Means over {reps} repetitions per distribution; >1σ and >3σ are the shares of runs with CSR above 1 + σ and 1 + 3σ.")}</caption>
                 <thead><tr><th scope="col">"distribution"</th>{head}</tr></thead>
                 <tbody>{body}</tbody>

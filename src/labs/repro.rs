@@ -103,7 +103,7 @@ fn table_view(rows: Vec<ReproRow>, caption: String, with_mode: bool) -> impl Int
         })
         .collect_view();
     view! {
-        <div class="scroll"><table class="lab-table repro-table">
+        <div class="scroll" tabindex="0"><table class="lab-table repro-table">
             <caption>{caption}</caption>
             <thead><tr><th scope="col">"distribution"</th>{head}</tr></thead>
             <tbody>{body}</tbody>

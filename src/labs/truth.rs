@@ -151,7 +151,7 @@ pub(crate) fn truth_table(call: Call) -> impl IntoView {
             })
             .collect_view();
         view! {
-            <div class="scroll">
+            <div class="scroll" tabindex="0">
                 <table class="lab-table" id="truth-table">
                     <thead><tr>
                         <th scope="col">"strategy"</th><th scope="col">"reported c"</th>
@@ -273,7 +273,7 @@ fn exact_conditioning() -> impl IntoView {
             {number("exact-m", "bins m for the binned curve ", m, 1.0, 100.0, 1.0)}
             {call.status("simulating")}
             {chart(svg)}
-            <div class="scroll"><table class="lab-table" id="exact-table">
+            <div class="scroll" tabindex="0"><table class="lab-table" id="exact-table">
                 <thead><tr><th scope="col">"n"</th><th scope="col">"truthful, exact"</th><th scope="col">"simulated (200 runs)"</th>
                     <th scope="col">"constant, exact"</th><th scope="col">"simulated"</th>
                     <th scope="col">"truthful, m bins (simulated)"</th></tr></thead>
@@ -327,7 +327,7 @@ pub fn TruthLab() -> impl IntoView {
                     {choice("truth-binning", "binning ", vec![("width", "equal-width"), ("mass", "equal-mass")], binning)}
                 </div>
             </div>
-            <div class="math" inner_html=EXPECTATION_MATH></div>
+            <div class="math" tabindex="0" inner_html=EXPECTATION_MATH></div>
             <p class="detail">"All samples report the same c, so one equal-width bin holds them all; \
                 equal-mass bins split the tie by row order. The bias term needs c = q; the noise term \
                 q(1 − q) is largest at q = 1/2, so an honest forecaster with top probability 1/2 pays \

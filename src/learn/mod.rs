@@ -128,7 +128,7 @@ fn table(rows: &[Row]) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="scroll"><table class="lab-table">
+        <div class="scroll" tabindex="0"><table class="lab-table">
             <thead><tr><th scope="col">"bin"</th><th scope="col">"count"</th><th scope="col">"mean forecast"</th>
                 <th scope="col">"observed frequency"</th><th scope="col">"gap"</th><th scope="col">"95% interval"</th></tr></thead>
             <tbody>{body}</tbody>

@@ -24,7 +24,7 @@ pub fn temperature() -> impl IntoView {
         {call.status("fitting")}
         {move || match call.answer.get() {
             Some(LabAnswer::Forecaster { ece, temperature: Some(t), .. }) => view! {
-                <div class="scroll"><table class="lab-table" id="learn-temperature">
+                <div class="scroll" tabindex="0"><table class="lab-table" id="learn-temperature">
                     <thead><tr><th scope="col">""</th><th scope="col">"before (τ = 1)"</th><th scope="col">{"after (τ = "}{num("learn.temperature.tau", Some(t.tau))}")"</th></tr></thead>
                     <tbody>
                         <tr><th scope="row">"NLL"</th><td>{num("learn.temperature.nll_before", Some(t.nll_before))}</td><td>{num("learn.temperature.nll_after", Some(t.nll_after))}</td></tr>
@@ -92,7 +92,7 @@ pub fn go(id: &'static str, text: &'static str) -> impl IntoView {
 
 /// Static MathML of the tour (our markup, never the user's).
 pub fn math(markup: &'static str) -> impl IntoView {
-    view! { <div class="math" inner_html=markup></div> }
+    view! { <div class="math" tabindex="0" inner_html=markup></div> }
 }
 
 /// The tour's forecaster request.

@@ -1,4 +1,5 @@
-//! The status banner, the drop target, reading progress and the error panel.
+//! The status banner, the drop target, reading progress and the error panel; the
+//! placement of help tooltips.
 
 use crate::shared::text;
 use leptos::prelude::*;
@@ -183,4 +184,57 @@ pub fn ErrorPanel() -> impl IntoView {
             }
         })
     }
+}
+
+/// Places the help tooltip of a `.tip` under the pointer or the keyboard focus in the
+/// viewport (`position: fixed`, style/app.css), below its term or above it when
+/// there is no room, kept inside the screen's width: a tooltip inside a table's
+/// scrolling box is no longer cut off by the box.
+pub fn install_tip_placement() {
+    fn place(ev: &web_sys::Event) {
+        use wasm_bindgen::JsCast;
+        let Some(tip) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest(".tip").ok().flatten())
+        else {
+            return;
+        };
+        let Some(text) = tip
+            .query_selector(".tiptext")
+            .ok()
+            .flatten()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+        else {
+            return;
+        };
+        let win = window();
+        let vw = win
+            .document()
+            .and_then(|d| d.document_element())
+            .map_or(0.0, |d| d.client_width() as f64);
+        let vh = win
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        let r = tip.get_bounding_client_rect();
+        let style = text.style();
+        // measured where it is shown, then moved into the screen
+        let _ = style.set_property("left", "0px");
+        let _ = style.set_property("top", "0px");
+        let t = text.get_bounding_client_rect();
+        let margin = 8.0;
+        let left = r.left().min(vw - t.width() - margin).max(margin);
+        let below = r.bottom() + 4.0;
+        let top = if below + t.height() > vh - margin && r.top() - t.height() - 4.0 >= margin {
+            r.top() - t.height() - 4.0
+        } else {
+            below
+        };
+        let _ = style.set_property("left", &format!("{left:.0}px"));
+        let _ = style.set_property("top", &format!("{top:.0}px"));
+    }
+    let _ = window_event_listener(leptos::ev::mouseover, move |ev| place(&ev));
+    let _ = window_event_listener(leptos::ev::focusin, move |ev| place(&ev));
 }

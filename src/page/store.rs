@@ -20,6 +20,9 @@ pub enum View {
     TruthLab,
     /// The beyond-ECE lab (seed 002).
     BeyondLab,
+    /// Sharing and exports of the view shown before it (the link, the record, the
+    /// report and files): one place, not under every view.
+    Share,
 }
 
 impl View {
@@ -31,6 +34,7 @@ impl View {
         View::Learn,
         View::TruthLab,
         View::BeyondLab,
+        View::Share,
     ];
 
     /// Its id in the page (`tab-<id>`) and in links.
@@ -42,6 +46,7 @@ impl View {
             View::Learn => "learn",
             View::TruthLab => "truth-lab",
             View::BeyondLab => "beyond-lab",
+            View::Share => "share",
         }
     }
 
@@ -54,6 +59,7 @@ impl View {
             View::Learn => "Learn",
             View::TruthLab => "Truthfulness lab",
             View::BeyondLab => "Beyond-ECE lab",
+            View::Share => "Share & export",
         }
     }
 
@@ -113,6 +119,9 @@ pub struct Store {
     pub failed: RwSignal<Option<Summary>>,
     /// The view shown under the mapping panel.
     pub view: RwSignal<View>,
+    /// The view that links and records describe: the one shown, or while the
+    /// "Share & export" view is shown, the one shown before it.
+    pub subject: Memo<View>,
     /// The size limits of the next read.
     pub limits: RwSignal<Limits>,
     /// The opened files' names, sizes and SHA-256 (hashed by the worker).
@@ -121,6 +130,11 @@ pub struct Store {
 
 impl Store {
     pub fn new() -> Store {
+        let view = RwSignal::new(View::Audit);
+        let subject = Memo::new(move |before: Option<&View>| match view.get() {
+            View::Share => before.copied().unwrap_or(View::Audit),
+            v => v,
+        });
         Store {
             summary: RwSignal::new(None),
             audits: RwSignal::new(Vec::new()),
@@ -133,7 +147,8 @@ impl Store {
             computed: RwSignal::new(None),
             example: RwSignal::new(true),
             failed: RwSignal::new(None),
-            view: RwSignal::new(View::Audit),
+            view,
+            subject,
             limits: RwSignal::new(Limits::default()),
             inputs: RwSignal::new(Vec::new()),
         }

@@ -40,17 +40,30 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
     }
 }
 
-/// Draws `svg` (of size `w × h`) into a canvas at twice its size and offers it as a
-/// PNG download.
-pub fn download_png(name: &str, svg: &str, w: u32, h: u32) {
-    let result = (|| -> Result<(), JsValue> {
-        let img = web_sys::HtmlImageElement::new()?;
-        let canvas: web_sys::HtmlCanvasElement =
-            document().create_element("canvas")?.unchecked_into();
-        canvas.set_width(2 * w);
-        canvas.set_height(2 * h);
-        let name = name.to_string();
-        let img2 = img.clone();
+/// Offers `bytes` as a download called `name` of type `mime`.
+pub fn save_bytes(name: &str, mime: &str, bytes: &[u8]) -> Result<(), JsValue> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(
+        &js_sys::Array::of1(&array),
+        &options,
+    )?;
+    download_blob(&blob, name)
+}
+
+/// The PNG of `svg` (of size `w × h`), drawn into a canvas at twice its size on a
+/// white ground.
+pub async fn png_blob(svg: &str, w: u32, h: u32) -> Result<web_sys::Blob, JsValue> {
+    let img = web_sys::HtmlImageElement::new()?;
+    let canvas: web_sys::HtmlCanvasElement = document().create_element("canvas")?.unchecked_into();
+    canvas.set_width(2 * w);
+    canvas.set_height(2 * h);
+    let img2 = img.clone();
+    let promise = js_sys::Promise::new(&mut |resolve, reject| {
+        let canvas = canvas.clone();
+        let img2 = img2.clone();
+        let fail = reject.clone();
         let onload = Closure::once_into_js(move || {
             let drawn = (|| -> Result<(), JsValue> {
                 let ctx: web_sys::CanvasRenderingContext2d = canvas
@@ -66,26 +79,47 @@ pub fn download_png(name: &str, svg: &str, w: u32, h: u32) {
                     2.0 * w as f64,
                     2.0 * h as f64,
                 )?;
-                let save = Closure::once_into_js(move |blob: Option<web_sys::Blob>| {
-                    if let Some(blob) = blob {
-                        let _ = download_blob(&blob, &name);
-                    }
-                });
-                canvas.to_blob(save.unchecked_ref())
+                canvas.to_blob(resolve.unchecked_ref())
             })();
             if let Err(e) = drawn {
-                web_sys::console::warn_1(&e);
+                let _ = reject.call1(&JsValue::NULL, &e);
             }
         });
+        let onerror = Closure::once_into_js(move || {
+            let _ = fail.call1(
+                &JsValue::NULL,
+                &JsValue::from_str("the chart could not be drawn"),
+            );
+        });
         img.set_onload(Some(onload.unchecked_ref()));
-        let encoded = js_sys::encode_uri_component(svg);
-        img.set_src(&format!(
-            "data:image/svg+xml;charset=utf-8,{}",
-            String::from(encoded)
-        ));
-        Ok(())
-    })();
-    if let Err(e) = result {
-        web_sys::console::warn_1(&e);
-    }
+        img.set_onerror(Some(onerror.unchecked_ref()));
+    });
+    let encoded = js_sys::encode_uri_component(svg);
+    img.set_src(&format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        String::from(encoded)
+    ));
+    let blob = wasm_bindgen_futures::JsFuture::from(promise).await?;
+    blob.dyn_into::<web_sys::Blob>()
+        .map_err(|_| JsValue::from_str("the canvas made no PNG"))
+}
+
+/// The bytes of `blob`.
+pub async fn blob_bytes(blob: &web_sys::Blob) -> Result<Vec<u8>, JsValue> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Offers the PNG of `svg` (of size `w × h`, drawn at twice its size) as a download.
+pub fn download_png(name: &str, svg: &str, w: u32, h: u32) {
+    let (name, svg) = (name.to_string(), svg.to_string());
+    wasm_bindgen_futures::spawn_local(async move {
+        let saved = match png_blob(&svg, w, h).await {
+            Ok(blob) => download_blob(&blob, &name),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = saved {
+            web_sys::console::warn_1(&e);
+        }
+    });
 }

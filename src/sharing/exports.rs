@@ -17,7 +17,7 @@ use crate::client::call::{Call, Mode};
 use crate::client::Client;
 use crate::page::opening::Opening;
 use crate::page::store::Store;
-use crate::shared::download::{download_png, download_text};
+use crate::shared::download::{blob_bytes, download_png, download_text, png_blob, save_bytes};
 use crate::sharing::{RecordOf, Share};
 
 /// Whether a dropped file may be a report or a record (rather than data).
@@ -171,63 +171,181 @@ fn files(record: &Value) -> Vec<(String, &'static str, String)> {
     out
 }
 
-/// The exports section.
+/// Where an exported file is listed and zipped: `(group, folder in the ZIP)`, the
+/// groups in the order shown (report and summary, tables, charts).
+fn group_of(name: &str) -> (usize, &'static str) {
+    if name.ends_with(".csv") {
+        (1, "tables/")
+    } else if name.ends_with(".svg") || name.ends_with(".png") {
+        (2, "charts/")
+    } else {
+        (0, "")
+    }
+}
+
+/// The titles of the groups of [`group_of`].
+const GROUPS: [&str; 3] = [
+    "Report, summary and record",
+    "Tables (CSV)",
+    "Charts (SVG and PNG)",
+];
+
+/// The exported files of a record in the order listed and zipped: the report, the
+/// summary, then each group by name.
+fn ordered(record: &Value) -> Vec<(String, &'static str, String)> {
+    let mut out = files(record);
+    out.sort_by(|a, b| (group_of(&a.0).0, &a.0).cmp(&(group_of(&b.0).0, &b.0)));
+    out
+}
+
+/// The ZIP of every export of `record` (its JSON text `text` too), the PNG of each
+/// chart drawn here: `(archive name, bytes, number of files)`.
+async fn zip_of(record: &Value, text: &str) -> Result<(String, Vec<u8>, usize), String> {
+    let stem = stem(record);
+    let mut members = vec![(format!("{stem}.record.json"), text.as_bytes().to_vec())];
+    for (name, mime, body) in ordered(record) {
+        let folder = group_of(&name).1;
+        if mime == "image/svg+xml" {
+            let (w, h) = svg_size(&body);
+            let blob = png_blob(&body, w, h)
+                .await
+                .map_err(|e| format!("{name}: the PNG could not be drawn ({e:?})"))?;
+            let png = blob_bytes(&blob)
+                .await
+                .map_err(|e| format!("{name}: the PNG could not be read ({e:?})"))?;
+            members.push((format!("{folder}{name}"), body.into_bytes()));
+            members.push((format!("{folder}{}", name.replace(".svg", ".png")), png));
+        } else {
+            members.push((format!("{folder}{name}"), body.into_bytes()));
+        }
+    }
+    let count = members.len();
+    let bytes = crate::sharing::zip::archive(&members)?;
+    Ok((format!("{stem}.calibscope.zip"), bytes, count))
+}
+
+/// One exported file's button (and its PNG's, for a chart).
+fn file_item(name: String, mime: &'static str, text: String) -> impl IntoView {
+    let png = (mime == "image/svg+xml").then(|| {
+        let (w, h) = svg_size(&text);
+        let png_name = name.replace(".svg", ".png");
+        let svg = text.clone();
+        let label = png_name.clone();
+        view! {
+            " · "
+            <button class="linklike" data-export=png_name.clone()
+                on:click=move |_| download_png(&png_name, &svg, w, h)>{label}</button>
+        }
+    });
+    let label = name.clone();
+    view! {
+        <li>
+            <button class="linklike" data-export=name.clone()
+                on:click=move |_| download_text(&name, mime, &text)>{label}</button>
+            {png}
+        </li>
+    }
+}
+
+/// The exports section: "Download everything" (one ZIP), and the single files on
+/// request, grouped.
 #[component]
 pub fn Exports() -> impl IntoView {
     let store = expect_context::<Store>();
     let share = expect_context::<Share>();
-    let call = Call::<RecordOf>::new(expect_context(), Mode::Latest);
-    // the record's JSON, read once (None: not prepared, or stale)
-    let record = RwSignal::new(None::<Value>);
+    let client = expect_context::<Client>();
+    let call = Call::<RecordOf>::new(client, Mode::Latest);
+    // the record's JSON (value and text), read once (None: not prepared, or stale)
+    let record = RwSignal::new(None::<(Value, String)>);
+    // whether the next record is zipped and downloaded
+    let want_zip = RwSignal::new(false);
+    let list_shown = RwSignal::new(false);
+    let zip_status = RwSignal::new(String::new());
     Effect::new(move |_| {
-        if let Some(text) = call.answer.get() {
-            record.set(serde_json::from_str(&text).ok());
+        let Some(text) = call.answer.get() else {
+            return;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&text) else {
+            return;
+        };
+        record.set(Some((value.clone(), text.clone())));
+        if !want_zip.get_untracked() {
+            return;
         }
+        want_zip.set(false);
+        client.busy(1);
+        wasm_bindgen_futures::spawn_local(async move {
+            let saved = match zip_of(&value, &text).await {
+                Ok((name, bytes, count)) => save_bytes(&name, "application/zip", &bytes)
+                    .map(|_| {
+                        format!(
+                            "Saved {name}: {count} files, {:.1} KB.",
+                            bytes.len() as f64 / 1e3
+                        )
+                    })
+                    .map_err(|e| format!("{name} could not be saved ({e:?})")),
+                Err(e) => Err(e),
+            };
+            zip_status.set(saved.unwrap_or_else(|e| e));
+            client.busy(-1);
+        });
     });
-    // a new data set or other settings make the prepared files stale
+    // a new data set makes the prepared files stale
     Effect::new(move |_| {
         store.summary.track();
         record.set(None);
+        list_shown.set(false);
     });
-    let prepare = move |_| call.send(share.record_request());
-    let list = move || {
-        record.get().map(|rec| {
-            files(&rec)
-                .into_iter()
-                .map(|(name, mime, text)| {
-                    let png = (mime == "image/svg+xml").then(|| {
-                        let (w, h) = svg_size(&text);
-                        let png_name = name.replace(".svg", ".png");
-                        let svg = text.clone();
-                        let label = png_name.clone();
+    let download_all = move |_| {
+        want_zip.set(true);
+        zip_status.set("Preparing the files…".into());
+        call.send(share.record_request());
+    };
+    let show_files = move |_| {
+        list_shown.set(true);
+        call.send(share.record_request());
+    };
+    let groups = move || {
+        if !list_shown.get() {
+            return None;
+        }
+        record
+            .with(|r| r.as_ref().map(|(rec, _)| ordered(rec)))
+            .map(|files| {
+                let mut grouped: [Vec<_>; 3] = Default::default();
+                for f in files {
+                    grouped[group_of(&f.0).0].push(f);
+                }
+                grouped
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, g)| !g.is_empty())
+                    .map(|(i, g)| {
+                        let items = g
+                            .into_iter()
+                            .map(|(name, mime, text)| file_item(name, mime, text))
+                            .collect_view();
                         view! {
-                            " "
-                            <button class="linklike" data-export=png_name.clone()
-                                on:click=move |_| download_png(&png_name, &svg, w, h)>{label}</button>
+                            <h4>{GROUPS[i]}</h4>
+                            <ul class="export-list">{items}</ul>
                         }
-                    });
-                    let label = name.clone();
-                    view! {
-                        <li>
-                            <button class="linklike" data-export=name.clone()
-                                on:click=move |_| download_text(&name, mime, &text)>{label}</button>
-                            {png}
-                        </li>
-                    }
-                })
-                .collect_view()
-        })
+                    })
+                    .collect_view()
+            })
     };
     view! {
         <section class="exports" id="exports" aria-labelledby="exports-title">
-            <h2 id="exports-title">"Exports"</h2>
+            <h3 id="exports-title">"Download the report and files"</h3>
+            <p class="hint">"A self-contained HTML report (no script; the record is inside it, so dropping it back here restores the audit), a Markdown summary, the record, a CSV of every table and an SVG and a PNG of every chart."</p>
             <div class="controls">
+                <button id="download-zip" class="primary" disabled=move || store.summary.with(|s| s.is_none())
+                    on:click=download_all>"Download everything (.zip)"</button>
                 <button id="prepare-exports" disabled=move || store.summary.with(|s| s.is_none())
-                    on:click=prepare>"Prepare the report and files"</button>
-                <span class="hint">"A self-contained HTML report (no script, its own CSP, the record inside: drop it back here to restore the audit), a Markdown summary, CSV of every table, SVG and PNG of every chart."</span>
+                    on:click=show_files>"Show the single files"</button>
+                <span class="copied" role="status" id="zip-status">{move || zip_status.get()}</span>
             </div>
             {move || call.error.get().map(|e| view! { <p class="status error" role="alert" id="exports-error">{e.message}</p> })}
-            <ul class="export-list" id="export-list">{list}</ul>
+            <div id="export-list">{groups}</div>
         </section>
     }
 }

@@ -18,6 +18,7 @@ pub mod examples;
 pub mod exports;
 pub mod panel;
 pub mod records;
+pub mod zip;
 
 use std::collections::BTreeMap;
 
@@ -63,6 +64,9 @@ pub struct Share {
     pub lab: RwSignal<BTreeMap<String, Value>>,
     /// The files a link names, until they are dropped.
     pub expected: RwSignal<Vec<FileRef>>,
+    /// The files a link named and its settings, kept after other files were
+    /// dropped (a mismatch) until the right ones are, or the warning is dismissed.
+    awaited: StoredValue<Option<(Vec<FileRef>, ViewState)>>,
     /// The opened files, embeddable in a link (when small enough).
     pub embeddable: RwSignal<Option<Vec<EmbeddedFile>>>,
     pub include_data: RwSignal<bool>,
@@ -89,6 +93,9 @@ impl Share {
     }
 
     fn dismiss(self, kind: &str) {
+        if kind == "mismatch" {
+            self.awaited.set_value(None);
+        }
         self.notices.update(|n| n.retain(|x| x.kind != kind));
     }
 }
@@ -210,6 +217,7 @@ impl Share {
             theme: RwSignal::new(Theme::System),
             lab: RwSignal::new(BTreeMap::new()),
             expected: RwSignal::new(Vec::new()),
+            awaited: StoredValue::new(None),
             embeddable: RwSignal::new(None),
             include_data: RwSignal::new(false),
             pending: StoredValue::new(None),
@@ -263,7 +271,7 @@ impl Share {
     /// The page's state (tracked: read inside a memo, it follows every control).
     fn current(self) -> ViewState {
         let (store, fl, r) = (self.store, self.flips, self.recal);
-        let view = store.view.get();
+        let view = store.subject.get();
         let (binning, m) = match view {
             View::Flips => (fl.binning.get(), fl.m.get()),
             View::Recalibrate => (r.binning.get(), r.m.get()),
@@ -487,7 +495,10 @@ impl Share {
     /// awaited.
     pub fn drop_mapping(self) -> MappingOverride {
         if self.expected.with_untracked(|e| e.is_empty()) {
-            return MappingOverride::default();
+            return self
+                .awaited
+                .with_value(|a| a.as_ref().map(|(_, s)| s.mapping.clone()))
+                .unwrap_or_default();
         }
         self.pending
             .with_value(|p| p.as_ref().map(|s| s.mapping.clone()))
@@ -495,29 +506,46 @@ impl Share {
     }
 
     /// A data set was opened: checks the files against the link's fingerprints and
-    /// applies the link's remaining settings.
+    /// applies the link's remaining settings. After files that are not the link's,
+    /// the next data set opened is checked again: the right files replace the
+    /// warning with the confirmation (and get the link's settings), other files
+    /// update it.
     fn opened(self, inputs: &[FileRef]) {
         let expected = self.expected.get_untracked();
-        if !expected.is_empty() {
+        let pending = self.pending.try_update_value(|p| p.take()).flatten();
+        let (expected, state) = if !expected.is_empty() {
             self.dismiss("reproduce");
-            let wrong = examples::mismatches(&expected, inputs);
-            if wrong.is_empty() {
-                self.notify(
-                    "match",
-                    "The dropped files are the link's files (same SHA-256).".into(),
-                );
-            } else {
-                self.notify(
-                    "mismatch",
-                    format!(
-                        "These are not the link's files, so the numbers may differ: {}.",
-                        wrong.join("; ")
-                    ),
-                );
-            }
             self.expected.set(Vec::new());
+            (expected, pending)
+        } else if let Some((files, state)) = self.awaited.try_update_value(|a| a.take()).flatten() {
+            (files, Some(state))
+        } else {
+            if let Some(state) = pending {
+                self.apply_loaded(&state);
+            }
+            return;
+        };
+        let wrong = examples::mismatches(&expected, inputs);
+        if wrong.is_empty() {
+            self.notices.update(|n| n.retain(|x| x.kind != "mismatch"));
+            self.notify(
+                "match",
+                "The dropped files are the link's files (same SHA-256).".into(),
+            );
+        } else {
+            self.notices.update(|n| n.retain(|x| x.kind != "match"));
+            self.notify(
+                "mismatch",
+                format!(
+                    "These are not the link's files, so the numbers may differ: {}.",
+                    wrong.join("; ")
+                ),
+            );
+            if let Some(state) = &state {
+                self.awaited.set_value(Some((expected, state.clone())));
+            }
         }
-        if let Some(state) = self.pending.try_update_value(|p| p.take()).flatten() {
+        if let Some(state) = state {
             self.apply_loaded(&state);
         }
     }

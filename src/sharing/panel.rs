@@ -1,12 +1,42 @@
 //! What sharing shows: the notices above the views (a link that could not be read,
 //! the files a link asks for, whether the dropped files are the link's) and the
-//! share panel ("Copy link", its length, "include the data in the link").
+//! "Share & export" view: the link ("Copy link", its length, "include the data in
+//! the link"), the downloads (everything as one ZIP, or single files) and the audit
+//! record (download, verify). These live in one view of their own, not under every
+//! view: a person looking for "share" or "download" finds one tab that says so, and
+//! what it shares is the view shown before it (named at its top).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::page::store::{Store, View};
 use crate::shared::widgets::copy_to_clipboard;
+use crate::sharing::exports::Exports;
+use crate::sharing::records::Records;
 use crate::sharing::{Link, Share};
+
+/// The "Share & export" view: the link, the downloads and the record of the view
+/// shown before it.
+#[component]
+pub fn ShareView() -> impl IntoView {
+    let store = expect_context::<Store>();
+    let subject = move || store.subject.get();
+    view! {
+        <section class="share-view" id="share-view" aria-labelledby="share-view-title">
+            <h2 id="share-view-title">"Share & export"</h2>
+            <p class="note" id="share-subject" data-view=move || subject().id()>
+                "The link, the downloads and the record below describe the "
+                <button class="linklike" on:click=move |_| store.view.set(subject())>{move || subject().title()}</button>
+                " view with its current settings"
+                {move || (subject() == View::Learn).then_some(" (the tour keeps no settings of its own; the data set and theme are kept)")}
+                "."
+            </p>
+            <SharePanel/>
+            <Exports/>
+            <Records/>
+        </section>
+    }
+}
 
 /// The notices (above the views).
 #[component]
@@ -68,7 +98,7 @@ pub fn SharePanel() -> impl IntoView {
     };
     view! {
         <section class="share" id="share" aria-labelledby="share-title">
-            <h2 id="share-title">"Share this view"</h2>
+            <h3 id="share-title">"Link to this view"</h3>
             <div class="controls">
                 <button id="copy-link" on:click=copy>"Copy link"</button>
                 <span id="link-length" data-length=move || full().len().to_string()>

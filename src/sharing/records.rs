@@ -59,6 +59,36 @@ impl Request for VerifyFiles {
     }
 }
 
+/// Whether a file may be a record or report rather than data (by its name).
+fn may_be_record(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".html") || lower.ends_with(".htm") || lower.ends_with(".json")
+}
+
+/// What a record (or report) `name` dropped alone needs to be verified: its data
+/// files by name, size and SHA-256, and how to give them. `None` when `text` holds
+/// no calibscope record.
+fn needs_text(name: &str, text: &str) -> Option<String> {
+    let v = calibscope_audit::record_json_of(text).ok()?;
+    if v["schema"].as_str() != Some(calibscope_audit::RECORD_SCHEMA) {
+        return None;
+    }
+    let inputs: Vec<calibscope_share::FileRef> =
+        serde_json::from_value(v["inputs"].clone()).unwrap_or_default();
+    let files = if inputs.is_empty() {
+        "the data files it was computed from (it does not name them)".to_string()
+    } else {
+        inputs
+            .iter()
+            .map(crate::sharing::examples::file_text)
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    Some(format!(
+        "{name} holds the numbers, not the data they were computed from. To verify it, drop it here together with {files} (or choose all of them at once with the button above); every number is then recomputed from the data and compared."
+    ))
+}
+
 /// A value's JSON text, cut after 60 characters.
 fn short(v: &Option<String>) -> String {
     match v {
@@ -136,7 +166,7 @@ fn result_view(v: Verified) -> impl IntoView {
 pub fn Records() -> impl IntoView {
     let store = expect_context::<Store>();
     let share = expect_context::<Share>();
-    let client = expect_context();
+    let client = expect_context::<crate::client::Client>();
     let status = RwSignal::new(String::new());
     let record = Call::<RecordOf>::handled(client, Mode::Latest, move |reply| match reply {
         Reply::Done(text) => {
@@ -161,6 +191,36 @@ pub fn Records() -> impl IntoView {
             return;
         }
         result.set(None);
+        if files.iter().all(|f| may_be_record(&f.name())) {
+            // only records (or JSON data)? a record without data: say which files
+            // it needs instead of asking the worker
+            client.busy(1);
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut needs = None;
+                let mut data = false;
+                for f in &files {
+                    let text = wasm_bindgen_futures::JsFuture::from(f.text()).await;
+                    match text
+                        .ok()
+                        .and_then(|t| t.as_string())
+                        .and_then(|t| needs_text(&f.name(), &t))
+                    {
+                        Some(n) if needs.is_none() => needs = Some(n),
+                        Some(_) => {}
+                        None => data = true,
+                    }
+                }
+                match needs {
+                    Some(n) if !data => status.set(n),
+                    _ => {
+                        status.set("Recomputing the record…".into());
+                        verify.send(VerifyFiles(files));
+                    }
+                }
+                client.busy(-1);
+            });
+            return;
+        }
         status.set("Recomputing the record…".into());
         verify.send(VerifyFiles(files));
     };
@@ -180,14 +240,14 @@ pub fn Records() -> impl IntoView {
     };
     view! {
         <section class="records" id="records" aria-labelledby="records-title">
-            <h2 id="records-title">"Audit record"</h2>
+            <h3 id="records-title">"Audit record"</h3>
             <div class="controls">
                 <button id="download-record" disabled=move || store.summary.with(|s| s.is_none())
                     on:click=download>"Download record"</button>
-                <span class="hint">"calibscope-record/1 JSON: the files' fingerprints, the settings and every number; `calibscope verify` re-checks it."</span>
+                <span class="hint">"A JSON file with your data files' names, sizes and fingerprints (SHA-256), the settings and every number. Drop it below with the data files, or run calibscope verify on it and the data files with the command-line tool, and every number is recomputed and compared."</span>
             </div>
             <div class="verify-drop" id="verify-drop" on:drop=on_drop>
-                <h3>"Verify a record"</h3>
+                <h4>"Verify a record"</h4>
                 <p>"Drop a record (JSON, or an HTML report) together with its data file(s) here; every number is recomputed in this tab and compared."</p>
                 <label class="picker"><span>"Choose the record and its data…"</span>
                     <input id="verify-input" type="file" multiple on:change=on_pick/>

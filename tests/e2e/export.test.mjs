@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, openApp, idle, dropPaths, foreignRequests, valueOf, fixtures, artifacts } from './helpers.mjs';
+import { launch, openApp, idle, dropPaths, foreignRequests, valueOf, fixtures, artifacts, openShare } from './helpers.mjs';
 
 const RF = path.join(fixtures, 'real/breast_cancer_rf_p.csv');
 const dir = path.join(artifacts, 'export');
@@ -36,6 +36,7 @@ test('the exported report reads without JavaScript, the files download, the repo
   await page.dispatchEvent('#m-input', 'change');
   await idle(page);
   const accuracy = await valueOf(page, 'binning_free.accuracy');
+  await openShare(page);
   await page.click('#prepare-exports');
   await idle(page);
   await page.waitForSelector('[data-export="breast_cancer_rf_p.report.html"]');

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { launch, idle, dropPaths, valueOf, shot, foreignRequests, shared, repo, artifacts, withApp as withAppOf } from './helpers.mjs';
+import { launch, idle, dropPaths, valueOf, shot, foreignRequests, shared, repo, artifacts, withApp as withAppOf, openShare } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 const realWorld = path.join(shared, 'real-world');
@@ -163,6 +163,7 @@ for (const prefix of ['cifar10_', 'cifar100_']) {
       // the app's record keeps the switch and the taus, and verifies with the CLI
       await page.click('#flips-paper-protocol');
       await idle(page);
+      const back = await openShare(page);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-record')]);
       const file = path.join(artifacts, 'flips-temperature-first.record.json');
       await download.saveAs(file);
@@ -175,6 +176,7 @@ for (const prefix of ['cifar10_', 'cifar100_']) {
       // a link carries the switch: opened elsewhere with the same files, the same τ
       await page.waitForTimeout(450); // the URL follows after 300 ms
       const link = await page.inputValue('#share-link');
+      await back();
       const context = await browser.newContext({ viewport: { width: 1280, height: 1600 } });
       try {
         const other = await context.newPage();

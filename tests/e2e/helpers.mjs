@@ -262,3 +262,18 @@ export async function copyWith(page, button, status) {
   await page.waitForFunction((s) => document.querySelector(s).textContent !== '', status);
   return page.textContent(status);
 }
+
+/** The views of the page (their tab ids are `tab-<id>`), "Share & export" last. */
+export const VIEWS = ['audit', 'flips', 'recalibrate', 'learn', 'truth-lab', 'beyond-lab', 'share'];
+
+/** Shows the "Share & export" view (the link, the downloads and the record of the
+ * view shown before it); returns a function that shows that view again. */
+export async function openShare(page) {
+  const back = await page.$eval('[role=tab][aria-selected=true]', (t) => t.id);
+  await page.click('#tab-share');
+  await idle(page);
+  return async () => {
+    if (back !== 'tab-share') await page.click(`#${back}`);
+    await idle(page);
+  };
+}

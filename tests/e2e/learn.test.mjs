@@ -249,7 +249,7 @@ test('leaving a lab while it computes is harmless', async () => {
 test('a lab computing moves nothing on the page; a field left unchanged recomputes nothing', async () => {
   await withApp(async ({ page }) => {
     await openView(page, 'truth-lab');
-    const top = () => page.evaluate(() => document.querySelector('#copy-link').getBoundingClientRect().top + window.scrollY);
+    const top = () => page.evaluate(() => document.querySelector('footer').getBoundingClientRect().top + window.scrollY);
     const before = await top();
     // a long simulation shows its progress bar
     await page.fill('#truth-n', '10000');
@@ -257,7 +257,7 @@ test('a lab computing moves nothing on the page; a field left unchanged recomput
     await page.fill('#truth-reps', '3000');
     await page.dispatchEvent('#truth-reps', 'change');
     await page.locator('.lab-progress').first().waitFor({ timeout: 20000 });
-    assert.equal(await top(), before, 'the share panel stays put while the bar is shown');
+    assert.equal(await top(), before, 'the footer stays put while the bar is shown');
     await idle(page);
     assert.equal(await top(), before, 'and after the answer');
     // the same value committed again (a field left after Enter) sends nothing

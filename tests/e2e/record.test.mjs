@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { launch, openApp, idle, dropPaths, foreignRequests, repo, fixtures, artifacts, shot } from './helpers.mjs';
+import { launch, openApp, idle, dropPaths, foreignRequests, repo, fixtures, artifacts, shot, openShare } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 const dir = path.join(artifacts, 'record');
@@ -37,6 +37,7 @@ async function withApp(fn) {
 
 /** Drops files on the "Verify a record" target and waits for the answer. */
 async function dropToVerify(page, paths) {
+  if (!(await page.$('#verify-drop'))) await openShare(page); // "Verify a record" is on the Share & export view
   await dropPaths(page, paths.map((p) => path.resolve(p)), { target: '#verify-drop' });
   await page.waitForSelector('#verify-summary');
   const s = page.locator('#verify-summary');
@@ -96,6 +97,7 @@ test('a record downloaded from the app verifies with calibscope verify, and in t
     await page.fill('#m-input', '20');
     await page.dispatchEvent('#m-input', 'change');
     await idle(page);
+    await openShare(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-record')]);
     assert.equal(download.suggestedFilename(), 'breast_cancer_rf_p.record.json');
     const file = path.join(dir, 'app.record.json');
@@ -136,6 +138,7 @@ test('a multi-model record holds the Ranking flips numbers; they verify in the a
     // the numbers shown, to compare with the record
     const shownRank = await page.getAttribute('[data-metric="ranking.metrics.confce_corr.mass.ranks.20.0"]', 'data-value');
     const shownRho = await page.getAttribute('[data-metric="ranking.metrics.cwece.mass.spearman.0.2"]', 'data-value');
+    await openShare(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-record')]);
     const file = path.join(dir, 'app-multi.record.json');
     await download.saveAs(file);

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { launch, openApp, dropPaths, foreignRequests, repo, shot } from './helpers.mjs';
+import { launch, openApp, dropPaths, foreignRequests, repo, shot, openShare } from './helpers.mjs';
 
 const golden = path.join(repo, 'crates/audit/tests/golden');
 const NAMES = ['breast_cancer_logreg_logit', 'digits_zoo3_head60_probs'];
@@ -38,6 +38,7 @@ function moved(v, at, out) {
 }
 
 async function verify(page, record, data) {
+  if (!(await page.$('#verify-drop'))) await openShare(page); // "Verify a record" is on the Share & export view
   await dropPaths(page, [record, data], { target: '#verify-drop' });
   await page.waitForSelector('#verify-summary');
   const s = page.locator('#verify-summary');

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, repo, fixtures, artifacts, openApp, idle, dropPaths, foreignRequests } from './helpers.mjs';
+import { launch, repo, fixtures, artifacts, openApp, idle, dropPaths, foreignRequests, openShare } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 const dir = path.join(artifacts, 'report');
@@ -193,6 +193,7 @@ test('the app\'s multi-model report holds the flips and keeps the chosen dark th
   await page.selectOption('#theme', 'dark');
   await dropPaths(page, [path.join(fixtures, 'multi/digits_zoo_probs.csv')]);
   await idle(page);
+  await openShare(page); // the exports are on the Share & export view
   await page.click('#prepare-exports');
   await idle(page);
   const save = async (name) => {

@@ -9,7 +9,7 @@ import { mkdirSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  launch, idle, copyWith, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot, repo,
+  launch, idle, copyWith, dropPaths, displayed, foreignRequests, baseUrl, fixtures, artifacts, shot, repo, openShare,
 } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
@@ -49,6 +49,14 @@ async function values(page) {
 
 /** Copies the link with the button; checks it against the box, the length shown and the URL. */
 async function copyLink(page) {
+  const back = await openShare(page);
+  const link = await copyShown(page);
+  await back();
+  return link;
+}
+
+/** [`copyLink`] on the "Share & export" view, shown. */
+async function copyShown(page) {
   await page.waitForTimeout(450); // the URL follows after 300 ms
   assert.equal(await copyWith(page, '#copy-link', '#copy-link-status'), 'Link copied.');
   const link = await page.evaluate(() => navigator.clipboard.readText());
@@ -173,11 +181,13 @@ test('the example by id and data inside the link reproduce without a drop', asyn
   await dropPaths(app.page, [RF]);
   await app.page.check('#binning-mass');
   await idle(app.page);
-  const plain = await copyLink(app.page);
+  const back = await openShare(app.page);
+  const plain = await copyShown(app.page);
   const label = app.page.locator('label.include-data');
   assert.match(await label.textContent(), /data itself will be inside the link/);
   await app.page.check('#include-data');
-  const withData = await copyLink(app.page);
+  const withData = await copyShown(app.page);
+  await back();
   assert.ok(withData.length > plain.length + 100, `${withData.length} vs ${plain.length}`);
   const want = await values(app.page);
   await close(app);

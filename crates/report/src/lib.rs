@@ -67,7 +67,7 @@ pub fn html_report(record: &Value) -> String {
     }
     flips::section(&mut o, record);
     settings(&mut o, record);
-    o.raw("<section>\n<h2>The record</h2>\n<p>This file holds its audit record (calibscope-record/1 JSON) in the element <code>#calibscope-record</code>: drop the report into calibscope, or run <code>calibscope verify</code> on the record and the data files, to recompute every number.</p>\n</section>\n");
+    o.raw("<section>\n<h2>The record</h2>\n<p>This report carries its audit record inside it: the data files' names, sizes and fingerprints (SHA-256), the settings and every number. Drop the report into calibscope together with the data files, or run <code>calibscope verify</code> on the report and the data files, and every number is recomputed and compared.</p>\n</section>\n");
     o.raw(&format!(
         "<script type=\"application/json\" id=\"{}\">",
         calibscope_audit::RECORD_ELEMENT_ID
