@@ -28,7 +28,12 @@ pub struct SqlArgs {
     table: String,
     /// The label column (integer class indices 0..k-1).
     #[arg(long, value_name = "COLUMN")]
-    label: String,
+    label: Option<String>,
+    /// A sample file shaped like the table (e.g. its first rows as CSV): the label,
+    /// score and model columns and logits/probabilities as `calibscope audit`
+    /// detects them there; flags given override it.
+    #[arg(long, value_name = "FILE")]
+    like: Option<PathBuf>,
     /// The score columns: one binary column (P(y=1) or a logit) or one per class in
     /// class order; or one list column with --classes K.
     #[arg(long, value_name = "COLUMNS", value_delimiter = ',', conflicts_with = "top_label")]
@@ -79,6 +84,13 @@ pub fn sql(args: SqlArgs) -> Outcome {
             args.dialect
         ))
     })?;
+    let mut args = args;
+    if let Some(sample) = args.like.clone() {
+        like(&mut args, &sample)?;
+    }
+    let label = args.label.clone().ok_or_else(|| {
+        Failure::Usage("give --label COLUMN (or --like a sample file)".into())
+    })?;
     let scores = match (&args.top_label[..], &args.scores[..], args.classes) {
         ([pred, conf], [], None) => Scores::TopLabel(pred.clone(), conf.clone()),
         ([], [list], Some(k)) => Scores::List(list.clone(), k),
@@ -92,7 +104,7 @@ pub fn sql(args: SqlArgs) -> Outcome {
     let spec = QuerySpec {
         dialect,
         table: args.table.clone(),
-        label: args.label.clone(),
+        label,
         scores,
         logits: args.logits,
         model_column: args.model_column.clone(),
@@ -100,6 +112,42 @@ pub fn sql(args: SqlArgs) -> Outcome {
     };
     let text = query(&spec).map_err(Failure::Usage)?;
     write_stdout(&text)
+}
+
+/// Fills the mapping flags not given from calibscope-io's detection on `sample`.
+fn like(args: &mut SqlArgs, sample: &Path) -> Outcome {
+    use calibscope_io::{Pick, ScoreColumns};
+    let ds = calibscope_io::open_paths(&[sample.to_path_buf()], &calibscope_io::Options::default())
+        .map_err(|e| input_failure(&e))?;
+    let m = &ds.detection.mapping;
+    if args.label.is_none() {
+        args.label = m.label.clone();
+    }
+    if args.scores.is_empty() && args.top_label.is_empty() {
+        match &m.scores {
+            Some(ScoreColumns::Column(c)) => args.scores = vec![c.clone()],
+            Some(ScoreColumns::Matrix(cols)) => args.scores = cols.clone(),
+            Some(ScoreColumns::TopLabel {
+                predicted,
+                confidence,
+            }) => args.top_label = vec![predicted.clone(), confidence.clone()],
+            None => {}
+        }
+    }
+    if !args.logits && !args.probs {
+        args.logits = m.source == Some(Source::Logits);
+    }
+    if args.model_column.is_none() {
+        match &m.model {
+            Pick::Column(c) => args.model_column = Some(c.clone()),
+            _ => {
+                if args.model_name.is_none() {
+                    args.model_name = ds.models.first().map(|(name, _)| name.clone());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Rows per chunk of a text file (bounded memory: the chunk's columns).
