@@ -11,6 +11,7 @@ pub mod csv;
 pub mod flips_noise;
 mod flips_record;
 pub mod flips_summary;
+pub mod groups;
 mod markdown;
 mod multi;
 mod parallel;
@@ -252,6 +253,78 @@ pub fn audit_document_in(
 /// [`audit_document_in`], with the values of METRICS.md §8 ([`beyond_binning`]) for
 /// every model when `bootstrap` is given (an input-error document has none).
 pub fn audit_document_with(
+    parsed: &Result<Dataset, ParseErrors>,
+    name: &str,
+    options: &AuditOptions,
+    sections: Sections,
+    bootstrap: Option<&BootstrapSettings>,
+) -> Value {
+    audit_document_grouped(parsed, name, options, sections, bootstrap, None)
+}
+
+/// [`audit_document_with`], with `groups` and `worst_group` ([`groups`]) when the
+/// data set is grouped, computed with `group_settings` (default: the
+/// [`calibscope_core::groups::GroupSettings`] defaults at the first bin count). A
+/// data set without groups gives [`audit_document_with`]'s document unchanged.
+pub fn audit_document_grouped(
+    parsed: &Result<Dataset, ParseErrors>,
+    name: &str,
+    options: &AuditOptions,
+    sections: Sections,
+    bootstrap: Option<&BootstrapSettings>,
+    group_settings: Option<&calibscope_core::groups::GroupSettings>,
+) -> Value {
+    let mut doc = audit_document_ungrouped(parsed, name, options, sections, bootstrap);
+    if let (Ok(dataset), Some(groups)) =
+        (parsed, parsed.as_ref().ok().and_then(|d| d.groups.as_ref()))
+    {
+        let settings =
+            group_settings
+                .copied()
+                .unwrap_or_else(|| calibscope_core::groups::GroupSettings {
+                    m: options.m_values.first().copied().unwrap_or(15),
+                    ..Default::default()
+                });
+        let info = FileInfo {
+            file: doc["file"].as_str().unwrap_or(name).to_string(),
+            files: if dataset.files.len() > 1 && dataset.models.len() == 1 {
+                dataset.files.clone()
+            } else {
+                Vec::new()
+            },
+            format: dataset.format.name().to_string(),
+        };
+        let per_model = |set: &PredictionSet| {
+            groups::groups_json(set, groups, &info, options, sections, bootstrap, &settings)
+        };
+        let o = doc.as_object_mut().expect("an audit document is an object");
+        if dataset.models.len() == 1 {
+            let (section, worst) = per_model(&dataset.models[0].1);
+            o.insert("groups".into(), section);
+            o.insert("worst_group".into(), worst);
+        } else {
+            // every model's groups in its entry; the grouping and settings once
+            for (model, set) in &dataset.models {
+                let (section, worst) = per_model(set);
+                if let Some(entry) = o
+                    .get_mut("models")
+                    .and_then(|m| m.get_mut(model.as_str()))
+                    .and_then(Value::as_object_mut)
+                {
+                    entry.insert("groups".into(), section);
+                    entry.insert("worst_group".into(), worst);
+                }
+            }
+            o.insert(
+                "groups".into(),
+                json!({"columns": groups.columns, "settings": groups::settings_json(&settings)}),
+            );
+        }
+    }
+    doc
+}
+
+fn audit_document_ungrouped(
     parsed: &Result<Dataset, ParseErrors>,
     name: &str,
     options: &AuditOptions,

@@ -75,6 +75,7 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
     if doc.get("recalibration").is_some() {
         recalibration(&mut out, doc);
     }
+    crate::groups::markdown_section(&mut out, doc);
     out
 }
 
@@ -112,6 +113,12 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
     );
     verdicts(&mut out, doc);
     table(&mut out, doc, &summary::models(doc, m));
+    for (name, model) in doc["models"].as_object().into_iter().flatten() {
+        if model.get("groups").is_some() {
+            let _ = writeln!(out, "\n## {name}");
+            crate::groups::markdown_section(&mut out, model);
+        }
+    }
     out
 }
 

@@ -386,6 +386,11 @@ pub fn reverify(
         }
         None => None,
     };
+    // and the groups with the recorded group settings
+    let groups = match recorded["audits"].get(0) {
+        Some(doc) => crate::groups::group_settings_of(doc).map_err(|e| format!("audits.0.{e}"))?,
+        None => None,
+    };
     let tables = match parsed {
         Ok(d) => record_tables_with(&d.models, flips.as_ref(), bootstrap.as_ref())?,
         Err(_) => Map::new(),
@@ -394,12 +399,13 @@ pub fn reverify(
         producer,
         contract: crate::CONTRACT,
         inputs,
-        audits: vec![crate::audit_document_with(
+        audits: vec![crate::audit_document_grouped(
             parsed,
             name,
             &record.options,
             crate::Sections::available(),
             bootstrap.as_ref(),
+            groups.as_ref(),
         )],
         tables,
         ..record.clone()

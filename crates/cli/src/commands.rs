@@ -3,7 +3,7 @@
 
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
-    audit_document_with, evaluation_after, fitted_params_json, markdown, parse_options,
+    audit_document_grouped, evaluation_after, fitted_params_json, markdown, parse_options,
     recalibrate_rows, recalibrated_csv, record_markdown, AuditOptions, Method as RecalMethod,
     RecalibrationSettings, Sections,
 };
@@ -152,10 +152,11 @@ pub fn audit(args: AuditArgs) -> Outcome {
             "--cal-fraction must lie strictly between 0 and 1".into(),
         ));
     }
-    let options = Options {
+    let mut options = Options {
         threads: args.threads,
         ..args.mapping.options()?
     };
+    options.mapping.groups = args.groups.columns();
     if args.exports() && args.files.iter().any(|f| f == Path::new("-")) {
         return Err(Failure::Usage(
             "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),
@@ -179,7 +180,20 @@ pub fn audit(args: AuditArgs) -> Outcome {
         _ => Sections::available(),
     };
     let bootstrap = args.bootstrap.settings(args.threads);
-    let doc = audit_document_with(&parsed, &name, &audit_options, sections, Some(&bootstrap));
+    let group_settings = args.groups.settings(
+        args.bins[0],
+        binning(args.binning),
+        args.bootstrap.seed,
+        args.threads,
+    );
+    let doc = audit_document_grouped(
+        &parsed,
+        &name,
+        &audit_options,
+        sections,
+        Some(&bootstrap),
+        Some(&group_settings),
+    );
     let quiet = args.exports() && !args.markdown;
     let record = match (&parsed, args.exports()) {
         (Ok(dataset), true) => {

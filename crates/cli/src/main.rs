@@ -7,6 +7,7 @@
 mod bins_cmd;
 mod commands;
 mod flips;
+mod groups;
 mod share;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -157,6 +158,8 @@ struct AuditArgs {
     flips: FlipsRecordArgs,
     #[command(flatten)]
     mapping: Mapping,
+    #[command(flatten)]
+    groups: groups::GroupArgs,
 }
 
 /// The seeded paired bootstrap of the binning-free section (METRICS.md §8.5): the

@@ -3,9 +3,7 @@
 
 use crate::commands::{read, Failure};
 use crate::{AuditArgs, BinningArg, LinkArgs, VerifyArgs};
-use calibscope_audit::{
-    parse_options, record_json_of, reverify, FlipsSettings, Producer, Record, Status,
-};
+use calibscope_audit::{record_json_of, reverify, FlipsSettings, Producer, Record, Status};
 use calibscope_io::Dataset;
 use calibscope_share::{BinningId, DataSource, FileRef, Sha256Hasher, ViewState};
 use serde_json::Value;
@@ -178,7 +176,10 @@ pub fn verify_command(args: VerifyArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
     let record = Record::from_json(&recorded)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", args.record.display())))?;
-    let options = parse_options(&record.settings.mapping).map_err(Failure::Input)?;
+    // (with the grouping of the recorded audit)
+    let options =
+        calibscope_audit::groups::record_parse_options(&recorded, &record.settings.mapping)
+            .map_err(Failure::Input)?;
     let parsed = read(&args.files, &options);
     let name = args.files[0].display().to_string();
     let inputs = fingerprints(&args.files)?;
