@@ -319,7 +319,10 @@ fn Tooltip(active: RwSignal<Option<usize>>, drawn: Memo<Option<chart::Drawn>>) -
     let store = expect_context::<Store>();
     move || {
         let i = active.get()?;
-        let (b, w, h) = drawn.with(|d| d.as_ref().and_then(|d| Some((d.bins.get(i).copied()?, d.w, d.h))))?;
+        let (b, w, h) = drawn.with(|d| {
+            d.as_ref()
+                .and_then(|d| Some((d.bins.get(i).copied()?, d.w, d.h)))
+        })?;
         store.computed.with(|c| {
             let c = c.as_ref()?;
             let r: Row = *c.rows.get(i)?;

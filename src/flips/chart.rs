@@ -5,7 +5,9 @@
 //! slider step does not redraw the chart), the models' legend and the exports.
 
 use crate::proto::flips::FlipsCurve;
-use calibscope_charts::flips::{curves_sized, with_markers as marked, CurveDrawn, YScale, H, H_RHO, W};
+use calibscope_charts::flips::{
+    curves_sized, with_markers as marked, CurveDrawn, YScale, H, H_RHO, W,
+};
 use calibscope_charts::{hex, palette};
 use leptos::prelude::*;
 

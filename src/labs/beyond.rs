@@ -65,27 +65,29 @@ fn run_view(call: Call) -> impl IntoView {
             )
             .svg
         };
-        let roc_svg = move |w| small::lines_sized(
-            w,
-            &[
-                Series {
-                    ink: Ink::A,
-                    dotted: false,
-                    legend: "ROC",
-                    points: roc.iter().map(|p| (p.fpr, p.tpr)).collect(),
-                },
-                Series {
-                    ink: Ink::B,
-                    dotted: false,
-                    legend: "cwROC",
-                    points: roc.iter().map(|p| (p.cw_fpr, p.cw_tpr)).collect(),
-                },
-            ],
-            Axis::UNIT,
-            Axis::UNIT,
-            ("false-positive rate (class 1)", "true-positive rate"),
-            (&[0.0, 0.5, 1.0], &[0.0, 0.5, 1.0]),
-        );
+        let roc_svg = move |w| {
+            small::lines_sized(
+                w,
+                &[
+                    Series {
+                        ink: Ink::A,
+                        dotted: false,
+                        legend: "ROC",
+                        points: roc.iter().map(|p| (p.fpr, p.tpr)).collect(),
+                    },
+                    Series {
+                        ink: Ink::B,
+                        dotted: false,
+                        legend: "cwROC",
+                        points: roc.iter().map(|p| (p.cw_fpr, p.cw_tpr)).collect(),
+                    },
+                ],
+                Axis::UNIT,
+                Axis::UNIT,
+                ("false-positive rate (class 1)", "true-positive rate"),
+                (&[0.0, 0.5, 1.0], &[0.0, 0.5, 1.0]),
+            )
+        };
         let hist_svg = move |w| small::histogram_sized(w, &hist, "confidence c");
         view! {
             <dl class="metrics-list" id="beyond-run">

@@ -114,6 +114,8 @@ async function audit(page, where) {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       if (!n.parentElement || !visible(n.parentElement)) continue;
       for (const m of n.textContent.matchAll(/-?\d+(?:\.\d+)?e[-+]?\d+/g)) {
+        // "< 1e-4" and "> -1e-4" are the formatter's bounds for tiny values, not numbers
+        if (/[<>]\s?$/.test(n.textContent.slice(0, m.index))) continue;
         if (inRange(Number(m[0]))) eNotation.push(`text: …${n.textContent.slice(Math.max(0, m.index - 20), m.index + 20)}…`);
       }
     }
@@ -158,14 +160,14 @@ for (const scheme of ['light', 'dark']) {
         // a class reading: the y axis is the class's frequency
         await page.selectOption('#reading-select', 'class:0');
         await idle(page);
-        const texts = await page.$$eval('#chart .svg svg text', (t) => t.map((x) => x.textContent));
+        const texts = await page.$$eval('#chart .svg svg text', (t) => t.map((x) => x.textContent.trim()));
         assert.ok(texts.includes('frequency of the class'), 'class reading y label');
         assert.ok(!texts.includes('accuracy'), 'no "accuracy" axis for a class reading');
         assertLegible(await audit(page, `audit class reading, ${tag}`), { dark });
         // the count strip's scale can be chosen
         await page.selectOption('#count-scale', 'log');
         await idle(page);
-        assert.ok((await page.$$eval('#chart .svg svg text', (t) => t.map((x) => x.textContent))).includes('samples (log)'));
+        assert.ok((await page.$$eval('#chart .svg svg text', (t) => t.map((x) => x.textContent.trim()))).includes('samples (log)'));
         await view(page, 'flips');
         await page.waitForSelector('#flips-chart svg');
         assertLegible(await audit(page, `flips, ${tag}`), { dark });

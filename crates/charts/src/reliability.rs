@@ -62,16 +62,17 @@ pub fn main_height(w: u32) -> u32 {
     ((w as f64 * 0.6).round() as u32).clamp(220, 460)
 }
 
-/// The legend of a diagram of `dense` bins (bars only) or not.
-fn items(dense: bool) -> Vec<Item<'static>> {
+/// The legend of a diagram of `dense` bins (bars only) or not, in the words of
+/// its y axis (`bar`: the bars' entry, `dot`: the dots').
+fn items<'a>(dense: bool, bar: &'a str, dot: &'a str) -> Vec<Item<'a>> {
     let mut v = vec![Item {
         swatch: Swatch::Fill("cs-bar", BAR),
-        label: "accuracy of the bin",
+        label: bar,
     }];
     if !dense {
         v.push(Item {
             swatch: Swatch::Dot("cs-point", DOT),
-            label: "mean confidence, accuracy",
+            label: dot,
         });
         v.push(Item {
             swatch: Swatch::Line("cs-gap", GAP, false),
@@ -101,9 +102,21 @@ pub fn draw(rows: &[Bin], opt: &Options) -> Drawn {
             .filter(|v| v.is_finite())
             .collect();
         widths.sort_by(f64::total_cmp);
-        widths.get(widths.len() / 2).map_or(true, |m| *m < DENSE_PX)
+        widths.get(widths.len() / 2).is_none_or(|m| *m < DENSE_PX)
     };
-    let mut legend_items = items(dense);
+    // "accuracy of the bin" for the confidence reading, else in the y axis' words
+    let (bar, dot) = if opt.y_label == "accuracy" {
+        (
+            "accuracy of the bin".to_string(),
+            "mean confidence, accuracy".to_string(),
+        )
+    } else {
+        (
+            format!("{} in the bin", opt.y_label),
+            format!("mean forecast, {}", opt.y_label),
+        )
+    };
+    let mut legend_items = items(dense, &bar, &dot);
     let note;
     if dense {
         note = format!(

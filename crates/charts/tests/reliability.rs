@@ -130,7 +130,8 @@ fn a_class_reading_says_frequency_not_accuracy() {
         },
     );
     assert!(d.svg.contains("frequency of the class") && d.svg.contains("class cat probability"));
-    assert!(!d.svg.contains(">accuracy<"));
+    assert!(!d.svg.contains("accuracy"), "{}", d.svg);
+    assert!(d.svg.contains(">frequency of the class in the bin</text>"));
 }
 
 #[test]
