@@ -71,15 +71,11 @@ pub fn diagrams(prefix: &str, t: &Tables, after: Method) -> AnyView {
         }
         .into_any()
     };
-    let after_title = match after {
-        Method::Platt => "AFTER (Platt)",
-        Method::Isotonic => "AFTER (isotonic)",
-        Method::Temperature => "AFTER (temperature)",
-    };
+    let after_title = format!("AFTER ({})", after.title());
     view! {
         <div class="before-after">
             {one("before", "BEFORE")}
-            {one(after.name(), after_title)}
+            {one(after.name(), &after_title)}
         </div>
         <p class="legend">"Same evaluation rows, same bins and axes; bars: accuracy per bin · dots: (mean forecast, accuracy) · red: gap to the diagonal · whiskers: 95% Clopper–Pearson interval · strip: samples per bin."</p>
     }
@@ -111,7 +107,7 @@ fn table_view(base: &str, binning: Binning, rows: &[Row], set: &str) -> AnyView 
         .collect_view();
     let more = (rows.len() > TABLE_ROWS).then(|| view! { <p class="more-rows">{format!("First {TABLE_ROWS} of {} non-empty bins.", rows.len())}</p> });
     view! {
-        <div class="scroll small">
+        <div class="scroll small" tabindex="0">
             <table class="recal-table" id=format!("recal-table-{set}") data-rows=rows.len().to_string()>
                 <thead><tr><th scope="col">"from"</th><th scope="col">"to"</th><th scope="col">"count"</th><th scope="col">"conf"</th><th scope="col">"acc"</th><th scope="col">"gap"</th></tr></thead>
                 <tbody>{body}</tbody>

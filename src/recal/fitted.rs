@@ -2,8 +2,8 @@
 //! fit (trace, verdict, τ curve), the ledger, the checks, the diagrams and maps,
 //! and the downloads, drawn from the worker's latest answer ([`Answer`]).
 
-use crate::shared::numfmt::{data_value, display};
 use crate::shared::chart::SizedSvg;
+use crate::shared::numfmt::{data_value, display};
 use crate::shared::slider;
 use calibscope_audit::Method;
 use calibscope_core::binning::Binning;
@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::page::store::Store;
 use crate::recal::drawn::{diagrams, maps_view, timing_view};
-use crate::recal::ledger;
 use crate::recal::state::{f64_at, int_view, Answer, RecalState, Want};
+use crate::recal::{best, ledger};
 use crate::shared::widgets::{get_path, num_view};
 
 #[component]
@@ -105,7 +105,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
         .map(|m| m.to_string())
         .collect::<Vec<_>>()
         .join(",");
-    let sec_l = sec.clone();
+    let ledger_l = vd.ledger.clone();
     let prefix_l = prefix.clone();
     let prefix_t = prefix.clone();
     let maps = maps_view(&vd, binary);
@@ -114,7 +114,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
             <h3>"Split: " {int_view(p("split.n_cal"), n_cal)} " calibration / " {int_view(p("split.n_eval"), n_eval)} " evaluation rows"
                 " (seed " <span data-metric=p("split.seed") data-value=answer.seed.to_string()>{answer.seed.to_string()}</span>
                 ", f = " <span data-metric=p("split.f") data-value=data_value(Some(answer.fraction))>{display(Some(answer.fraction))}</span> ")"</h3>
-            <div class="scroll"><table class="class-split" id="recal-class-split">
+            <div class="scroll" tabindex="0"><table class="class-split" id="recal-class-split">
                 <thead><tr><th scope="col">"class"</th><th scope="col">"calibration"</th><th scope="col">"share"</th><th scope="col">"evaluation"</th><th scope="col">"share"</th></tr></thead>
                 <tbody>{class_rows}</tbody>
             </table></div>
@@ -165,9 +165,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
                                 r.after.set(m);
                             }
                         }>
-                        <option value="temperature">"temperature"</option>
-                        <option value="platt">"Platt"</option>
-                        <option value="isotonic">"isotonic"</option>
+                        {Method::ALL.into_iter().map(|m| view! { <option value=m.name()>{m.title()}</option> }).collect_view()}
                     </select>
                 </label>
                 <fieldset class="toggle">
@@ -191,7 +189,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
         </section>
         <section class="recal-ledger" aria-labelledby="recal-ledger-title">
             <h3 id="recal-ledger-title">"Ledger"</h3>
-            {move || ledger::ledger(&prefix_l, &sec_l, binary, r.tables.get().as_ref())}
+            {move || ledger::ledger(&prefix_l, &ledger_l, r.tables.get().as_ref())}
         </section>
         <section class="recal-checks" aria-labelledby="recal-checks-title">
             <h3 id="recal-checks-title">"Invariance checks, computed from the data"</h3>
@@ -199,7 +197,11 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
         </section>
         <section class="recal-risk" aria-labelledby="recal-risk-title">
             <h3 id="recal-risk-title">"Risk"</h3>
-            {ledger::risk_warnings(&store.prefix(answer.model), &sec)}
+            {ledger::risk_warnings(&store.prefix(answer.model), &vd.ledger)}
+        </section>
+        <section class="recal-best" aria-labelledby="recal-best-title">
+            <h3 id="recal-best-title">"Which method is best here?"</h3>
+            {best::summary(&store.prefix(answer.model), &sec)}
         </section>
         <section class="recal-maps" aria-labelledby="recal-maps-title">
             <h3 id="recal-maps-title">"The fitted maps"</h3>

@@ -1,5 +1,6 @@
 //! The Recalibrate view's tables: the ledger (seed 001's table, extended: before and
-//! after each method on the evaluation split, with "can τ move it?"), the invariance
+//! after each method on the evaluation split, with "can τ move it?"; its rows built
+//! once, in calibscope-audit's `ledger`, sent by the worker, only drawn here), the invariance
 //! checks as badges computed from the data (METRICS.md §6) and the risk warnings
 //! (source 002). Every number comes from the worker's answer; paths are the audit
 //! JSON's `recalibration` paths (and, for what the audit JSON lacks,
@@ -10,6 +11,7 @@ use crate::proto::recal::Checks;
 use crate::proto::RecalView;
 use crate::shared::numfmt::{data_value, display};
 use crate::shared::text;
+use calibscope_audit::ledger::{self, Better, Ledger};
 use calibscope_audit::Method;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -17,279 +19,78 @@ use serde_json::Value;
 use crate::recal::state::Tables;
 use crate::shared::widgets::{get_path, num_view};
 
-/// The sets of the ledger's columns: `(key, title)`.
-pub const SETS: [(&str, &str); 4] = [
-    ("before", "before"),
-    ("temperature", "after temperature"),
-    ("platt", "after Platt"),
-    ("isotonic", "after isotonic"),
-];
-
-/// The audit-JSON path of a ledger value of `set`.
-pub fn ledger_path(prefix: &str, set: &str, key: &str) -> String {
-    if set == "before" {
-        format!("{prefix}recalibration.before.{key}")
-    } else {
-        format!("{prefix}recalibration.{set}.after.{key}")
+/// A ledger cell: its value (or its set's reason to be undefined), "(worse)" when worse than
+/// before.
+fn cell(
+    path: String,
+    v: Option<f64>,
+    worse: bool,
+    undefined: Option<&str>,
+    why: &'static str,
+) -> AnyView {
+    if let Some(reason) = undefined {
+        return view! { <td class="undef"><span class="num undefined" data-metric=path data-value="null">"undefined"<span class="why">{format!(" ({reason})")}</span></span></td> }.into_any();
     }
-}
-
-/// Which way is better.
-#[derive(Clone, Copy, PartialEq)]
-enum Better {
-    Lower,
-    Higher,
-    /// Closer to 1 (CSR).
-    One,
-}
-
-struct LedgerRow {
-    key: &'static str,
-    label: &'static str,
-    help: &'static str,
-    better: Better,
-    can_tau: &'static str,
-}
-
-const fn row(
-    key: &'static str,
-    label: &'static str,
-    help: &'static str,
-    better: Better,
-    can_tau: &'static str,
-) -> LedgerRow {
-    LedgerRow {
-        key,
-        label,
-        help,
-        better,
-        can_tau,
+    view! {
+        <td class:worse=worse>
+            {num_view(path, v, why)}
+            {worse.then(|| view! { <span class="regress" title="worse than before on the evaluation split">" (worse)"</span> })}
+        </td>
     }
+    .into_any()
 }
 
-fn rows(binary: bool) -> Vec<LedgerRow> {
-    use Better::*;
-    let mut v = vec![
-        row(
-            "ece_conf_width_15",
-            "ECE (confidence, 15 equal-width bins)",
-            "ece",
-            Lower,
-            "yes: the target",
-        ),
-        row(
-            "ece_conf_mass_15",
-            "ECE (confidence, 15 equal-mass bins)",
-            "ece",
-            Lower,
-            "yes: the target",
-        ),
-        row("nll", "NLL", "nll", Lower, "yes: the fitting objective"),
-    ];
-    if binary {
-        v.push(row(
-            "brier_positive",
-            "Brier",
-            "brier",
-            Lower,
-            "yes, either direction",
-        ));
-    } else {
-        v.push(row(
-            "brier_multiclass",
-            "Brier (multiclass)",
-            "brier",
-            Lower,
-            "yes, either direction",
-        ));
-    }
-    v.push(row(
-        "accuracy",
-        "accuracy",
-        "accuracy",
-        Higher,
-        if binary {
-            "never: sign-preserving"
-        } else {
-            "never: order-preserving (argmax)"
-        },
-    ));
-    if binary {
-        v.push(row(
-            "auc",
-            "AUC",
-            "auc",
-            Higher,
-            "never: order-preserving (of s/τ; see the checks)",
-        ));
-    } else {
-        v.push(row(
-            "auc_macro",
-            "AUC (macro one-vs-rest)",
-            "auc",
-            Higher,
-            "yes, either direction (k ≥ 3: per-class AUC is not invariant)",
-        ));
-    }
-    v.extend([
-        row(
-            "confce_corr_mass_15",
-            "ConfCE^corr (15 equal-mass)",
-            "confce_corr",
-            Lower,
-            "yes, either direction",
-        ),
-        row(
-            "lince_cw_mass_15",
-            "LinCE^cw (15 equal-mass)",
-            "lince_cw",
-            Lower,
-            "yes, either direction",
-        ),
-        row("csr", "CSR", "csr", One, "yes, either direction"),
-        row("p_risk", "P_risk", "p_risk", Lower, "yes, either direction"),
-        row("cwa", "cwA", "cwa", Higher, "yes, either direction"),
-    ]);
-    v
-}
-
-/// True when `after` is worse than `before` (beyond rounding).
-fn worse(better: Better, before: f64, after: f64) -> bool {
-    let eps = 1e-12 * before.abs().max(after.abs()).max(1.0);
-    match better {
-        Better::Lower => after > before + eps,
-        Better::Higher => after < before - eps,
-        Better::One => (after - 1.0).abs() > (before - 1.0).abs() + eps,
-    }
-}
-
-fn method_undefined(section: &Value, set: &str) -> Option<String> {
-    let s = section.get(set)?;
-    s.get("undefined")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-}
-
-/// The ledger: one row per metric, one column per set, regressions marked.
-pub fn ledger(prefix: &str, section: &Value, binary: bool, tables: Option<&Tables>) -> AnyView {
+/// The ledger the worker built (one row per metric, one column per set, regressions
+/// marked), with Brier's CAL and REF at the diagrams' bins after the Brier row.
+pub fn ledger(prefix: &str, l: &Ledger, tables: Option<&Tables>) -> AnyView {
     let mut body: Vec<AnyView> = Vec::new();
-    let value = |set: &str, key: &str| -> Option<f64> {
-        let path = if set == "before" {
-            format!("before.{key}")
-        } else {
-            format!("{set}.after.{key}")
-        };
-        get_path(section, &path).and_then(Value::as_f64)
-    };
-    let cell = |set: &'static str,
-                key: &str,
-                path: String,
-                v: Option<f64>,
-                before: Option<f64>,
-                better: Better,
-                why: &'static str| {
-        if let Some(reason) = method_undefined(section, set) {
-            return view! { <td class="undef"><span class="num undefined" data-metric=path data-value="null">"undefined"<span class="why">{format!(" ({reason})")}</span></span></td> }.into_any();
-        }
-        let regress =
-            set != "before" && matches!((before, v), (Some(b), Some(a)) if worse(better, b, a));
-        let _ = key;
-        view! {
-            <td class:worse=regress>
-                {num_view(path, v, why)}
-                {regress.then(|| view! { <span class="regress" title="worse than before on the evaluation split">" (worse)"</span> })}
-            </td>
-        }
-        .into_any()
-    };
-    for r in rows(binary) {
-        let doc = text::metric(r.help);
-        let before = value("before", r.key);
-        let cells = SETS
+    for line in &l.lines {
+        let doc = text::metric(&line.help);
+        let cells = l
+            .sets
             .iter()
-            .map(|(set, _)| {
+            .zip(&line.cells)
+            .map(|(set, c)| {
+                if line.key == "fit_ms" && set.key == "before" {
+                    return view! { <td class="none">"—"</td> }.into_any();
+                }
+                let why = if line.key == "fit_ms" {
+                    "no clock, or not fitted"
+                } else {
+                    doc.undefined
+                };
                 cell(
-                    set,
-                    r.key,
-                    ledger_path(prefix, set, r.key),
-                    value(set, r.key),
-                    before,
-                    r.better,
-                    doc.undefined,
+                    format!("{prefix}recalibration.{}", c.path),
+                    c.value,
+                    c.worse,
+                    set.undefined.as_deref(),
+                    why,
                 )
             })
             .collect_view();
         body.push(
             view! {
-                <tr data-row=r.key>
-                    <th scope="row"><span class="tip" tabindex="0">{r.label}<span class="tiptext" role="tooltip">{doc.help}</span></span></th>
+                <tr data-row=line.key.clone()>
+                    <th scope="row"><span class="tip" tabindex="0">{line.label.clone()}<span class="tiptext" role="tooltip">{doc.help}</span></span></th>
                     {cells}
-                    <td class="can-tau">{r.can_tau}</td>
+                    <td class="can-tau">{line.can_tau.clone()}</td>
                 </tr>
             }
             .into_any(),
         );
-        // CAL and REF of the Brier score, at the diagrams' bins, after the Brier row
-        if r.help == "brier" {
-            if let Some(Tables {
-                binning,
-                reading,
-                m,
-                tables,
-            }) = tables
-            {
-                for (key, label, better, can) in [
-                    ("cal", "Brier CAL", Better::Lower, "yes: the target"),
-                    ("ref", "Brier REF", Better::Lower, "yes, either direction"),
-                ] {
-                    let get = |set: &str| {
-                        tables
-                            .iter()
-                            .find(|t| t.set == set)
-                            .and_then(|t| t.metrics.get(key))
-                            .copied()
-                            .flatten()
-                    };
-                    let before = get("before");
-                    let cells = SETS
-                        .iter()
-                        .map(|(set, _)| {
-                            let path = format!(
-                                "{prefix}recalibration.{set}.binned.{}.{}.{m}.{key}",
-                                reading.name(),
-                                binning.name()
-                            );
-                            cell(
-                                set,
-                                key,
-                                path,
-                                get(set),
-                                before,
-                                better,
-                                text::metric(key).undefined,
-                            )
-                        })
-                        .collect_view();
-                    body.push(
-                        view! {
-                            <tr data-row=key>
-                                <th scope="row">{label} <span class="sub">{format!(" ({}, {m} {} bins)", reading.name(), binning.name())}</span></th>
-                                {cells}
-                                <td class="can-tau">{can}</td>
-                            </tr>
-                        }
-                        .into_any(),
-                    );
-                }
+        if line.help == "brier" {
+            if let Some(t) = tables {
+                body.extend(brier_parts(prefix, l, t));
             }
         }
     }
-    let heads = SETS
+    let heads = l
+        .sets
         .iter()
-        .map(|(_, title)| view! { <th scope="col">{*title}</th> })
+        .map(|s| view! { <th scope="col">{s.title.clone()}</th> })
         .collect_view();
     view! {
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
             <table class="ledger" id="recal-ledger">
                 <caption>"Evaluation split: before and after each method (fitted on the calibration split only). “(worse)” marks a regression, shown, not hidden."</caption>
                 <thead><tr><th scope="col">"metric"</th>{heads}<th scope="col">"can τ move it?"</th></tr></thead>
@@ -298,6 +99,57 @@ pub fn ledger(prefix: &str, section: &Value, binary: bool, tables: Option<&Table
         </div>
     }
     .into_any()
+}
+
+/// Brier's CAL and REF of every set at the diagrams' bins (the tables' answer).
+fn brier_parts(prefix: &str, l: &Ledger, t: &Tables) -> Vec<AnyView> {
+    let Tables {
+        binning,
+        reading,
+        m,
+        tables,
+    } = t;
+    [
+        ("cal", "Brier CAL", "yes: the target"),
+        ("ref", "Brier REF", "yes, either direction"),
+    ]
+    .into_iter()
+    .map(|(key, label, can)| {
+        let get = |set: &str| {
+            tables
+                .iter()
+                .find(|t| t.set == set)
+                .and_then(|t| t.metrics.get(key))
+                .copied()
+                .flatten()
+        };
+        let before = get("before");
+        let cells = l
+            .sets
+            .iter()
+            .map(|set| {
+                let path = format!(
+                    "{prefix}recalibration.{}.binned.{}.{}.{m}.{key}",
+                    set.key,
+                    reading.name(),
+                    binning.name()
+                );
+                let v = get(&set.key);
+                let regress = set.key != "before"
+                    && matches!((before, v), (Some(b), Some(a)) if ledger::worse(Better::Lower, b, a));
+                cell(path, v, regress, set.undefined.as_deref(), text::metric(key).undefined)
+            })
+            .collect_view();
+        view! {
+            <tr data-row=key>
+                <th scope="row">{label} <span class="sub">{format!(" ({}, {m} {} bins)", reading.name(), binning.name())}</span></th>
+                {cells}
+                <td class="can-tau">{can}</td>
+            </tr>
+        }
+        .into_any()
+    })
+    .collect()
 }
 
 /// A pass/fail badge of a boolean found at `path` of `section` (`recalibration.` +
@@ -433,11 +285,7 @@ pub fn invariants(prefix: &str, section: &Value, view_data: &RecalView, binary: 
 
 /// The same probability-level checks for every method, side by side.
 fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
-    let methods = [
-        (Method::Temperature, "temperature"),
-        (Method::Platt, "Platt"),
-        (Method::Isotonic, "isotonic"),
-    ];
+    let methods = Method::ALL.map(|m| (m, m.title()));
     let checks = &view_data.checks;
     let path = |m: Method, k: &str| format!("{prefix}recalibration.{}.checks.{k}", m.name());
     let bool_row = |key: &'static str,
@@ -486,7 +334,7 @@ fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
         .collect_view();
     view! {
         <h4>"The same checks for every method (evaluation split, probabilities)"</h4>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
             <table class="method-checks" id="recal-method-checks">
                 <thead><tr><th scope="col">"check"</th>{heads}</tr></thead>
                 <tbody>
@@ -499,24 +347,29 @@ fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
                 </tbody>
             </table>
         </div>
-        <p class="sub">"Platt fits σ(a·s + b): b ≠ 0 moves the 0.5 threshold, so decisions can move. Isotonic keeps the order but pools scores into flat blocks: distinct scores become ties."</p>
+        <p class="sub">"Platt fits σ(a·s + b): b ≠ 0 moves the 0.5 threshold, so decisions can move. Isotonic keeps the order but pools scores into flat blocks: distinct scores become ties. Beta calibration fits σ(c + a·ln p − b·ln(1 − p)), monotone, so it keeps the order of p but can move the threshold. Histogram binning replaces p by its bin's share of positives: every row of a bin ties. Venn–Abers merges two isotonic fits (the row added as a 0, then as a 1): ties like isotonic, never exactly 0 or 1. For more than two classes the last three are fitted per class on its probability and the rows renormalised, so decisions can move."</p>
     }
     .into_any()
 }
 
-/// A warning for every set whose P_risk on the evaluation split exceeds 0.95.
-pub fn risk_warnings(prefix: &str, section: &Value) -> AnyView {
-    let items = SETS
+/// A warning for every set whose P_risk on the evaluation split exceeds 0.95 (the
+/// ledger's P_risk and CSR cells).
+pub fn risk_warnings(prefix: &str, l: &Ledger) -> AnyView {
+    let line = |key: &str| l.lines.iter().find(|x| x.key == key);
+    let (Some(p_risk), Some(csr)) = (line("p_risk"), line("csr")) else {
+        return ().into_any();
+    };
+    let items = l
+        .sets
         .iter()
-        .filter_map(|(set, title)| {
-            let base = if *set == "before" { "before".to_string() } else { format!("{set}.after") };
-            let p = get_path(section, &format!("{base}.p_risk")).and_then(Value::as_f64)?;
-            let csr = get_path(section, &format!("{base}.csr")).and_then(Value::as_f64);
-            (p > 0.95).then(|| {
+        .zip(p_risk.cells.iter().zip(&csr.cells))
+        .filter_map(|(set, (p, c))| {
+            let v = p.value?;
+            (v > 0.95).then(|| {
                 view! {
-                    <li data-risk=*set><strong>{*title}</strong>": P_risk = "
-                        {num_view(ledger_path(prefix, set, "p_risk"), Some(p), "")}
-                        ", CSR = " {num_view(ledger_path(prefix, set, "csr"), csr, "undefined without samples")}
+                    <li data-risk=set.key.clone()><strong>{set.title.clone()}</strong>": P_risk = "
+                        {num_view(format!("{prefix}recalibration.{}", p.path), Some(v), "")}
+                        ", CSR = " {num_view(format!("{prefix}recalibration.{}", c.path), c.value, "undefined without samples")}
                     </li>
                 }
             })
@@ -529,7 +382,7 @@ pub fn risk_warnings(prefix: &str, section: &Value) -> AnyView {
         <div class="risk-warning" role="alert" id="recal-risk">
             <p><strong>"Risk: likely overconfident on wrong answers."</strong></p>
             <ul>{items}</ul>
-            <p>"The paper “Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics” (2026) reports that isotonic calibration, while it reduces ECE, can put high confidence on wrong predictions: 11 of its 15 data sets became risky after it, several with CSR > 10^5. Why: a top or bottom isotonic plateau that holds only positives or only negatives of the calibration split is assigned exactly 1 or 0, so a wrong answer can be given with confidence 1, and CSR = (1/n) Σ_wrong 1/(1 − c) explodes. A temperature at the end of its search range (τ = 0.05) does the same by saturating σ(s/τ)."</p>
+            <p>"The paper “Beyond ECE: Calibrated Size Ratio, Risk Assessment, and Confidence-Weighted Metrics” (2026) reports that isotonic calibration, while it reduces ECE, can put high confidence on wrong predictions: 11 of its 15 data sets became risky after it, several with CSR > 10^5. Why: a top or bottom isotonic plateau that holds only positives or only negatives of the calibration split is assigned exactly 1 or 0, so a wrong answer can be given with confidence 1, and CSR = (1/n) Σ_wrong 1/(1 − c) explodes. Histogram binning does the same with a bin of one class. A temperature at the end of its search range (τ = 0.05) does the same by saturating σ(s/τ)."</p>
         </div>
     }
     .into_any()

@@ -12,6 +12,7 @@
 //! (`<set>`: before, temperature, platt, isotonic), `recalibration.<method>.checks.
 //! <key>` (probability checks of every method) and `recalibration.timing.<part>_ms`.
 
+pub mod best;
 pub mod drawn;
 pub mod fitted;
 pub mod ledger;

@@ -144,6 +144,9 @@ fn method_of(m: MethodId) -> Method {
         MethodId::Temperature => Method::Temperature,
         MethodId::Platt => Method::Platt,
         MethodId::Isotonic => Method::Isotonic,
+        MethodId::Beta => Method::Beta,
+        MethodId::Histogram => Method::Histogram,
+        MethodId::VennAbers => Method::VennAbers,
     }
 }
 
@@ -152,6 +155,9 @@ fn method_id(m: Method) -> MethodId {
         Method::Temperature => MethodId::Temperature,
         Method::Platt => MethodId::Platt,
         Method::Isotonic => MethodId::Isotonic,
+        Method::Beta => MethodId::Beta,
+        Method::Histogram => MethodId::Histogram,
+        Method::VennAbers => MethodId::VennAbers,
     }
 }
 

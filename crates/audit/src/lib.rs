@@ -11,10 +11,12 @@ pub mod csv;
 pub mod flips_noise;
 mod flips_record;
 pub mod flips_summary;
+pub mod ledger;
 pub mod groups;
 mod markdown;
 mod multi;
 mod parallel;
+mod recal_compare;
 mod recal_files;
 mod recalibration;
 mod record;
@@ -37,8 +39,10 @@ pub use flips_record::{
 pub use markdown::{markdown, record_markdown};
 pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use parallel::Sections;
+pub use recal_compare::comparison_json;
 pub use recal_files::{
-    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv, Method,
+    cross_fit_json, evaluation_after, fitted_params_json, recalibrate_rows,
+    recalibrate_rows_with_intervals, recalibrated_csv, Method,
 };
 pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,

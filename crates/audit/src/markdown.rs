@@ -96,7 +96,7 @@ fn recalibration(out: &mut String, recal_doc: &Value) {
             recal["temperature"]["verdict"].as_str().unwrap_or("")
         );
     }
-    table(out, recal_doc, &summary::recalibration(&[]));
+    table(out, recal_doc, &summary::recalibration(recal_doc, &[]));
     for w in recal["warnings"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "\n**Warning**: {}", w.as_str().unwrap_or(""));
     }

@@ -7,6 +7,7 @@ use crate::num;
 use crate::RecalibrationSettings;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{FitScores, Recalibration, Undefined};
+use calibscope_core::recal::prob_maps::{ProbFit, ProbOutcome};
 use calibscope_core::{Kind, PredictionSet};
 use calibscope_io::Ids;
 use serde_json::{json, Value};
@@ -21,11 +22,29 @@ pub enum Method {
     Platt,
     /// Pool-adjacent-violators, one-vs-rest for multiclass input.
     Isotonic,
+    /// Beta calibration (`abm`), one-vs-rest on the class probabilities.
+    Beta,
+    /// Histogram binning on equal-mass bins, one-vs-rest on the class probabilities.
+    Histogram,
+    /// Inductive Venn–Abers (merged probability, interval beside it), one-vs-rest on
+    /// the class probabilities.
+    #[serde(rename = "venn_abers")]
+    VennAbers,
 }
 
 impl Method {
     /// Every method, in the ledger's column order.
-    pub const ALL: [Method; 3] = [Method::Temperature, Method::Platt, Method::Isotonic];
+    pub const ALL: [Method; 6] = [
+        Method::Temperature,
+        Method::Platt,
+        Method::Isotonic,
+        Method::Beta,
+        Method::Histogram,
+        Method::VennAbers,
+    ];
+
+    /// The methods that read a probability (calibscope-core's `prob_maps`).
+    pub const PROB_MAPS: [Method; 3] = [Method::Beta, Method::Histogram, Method::VennAbers];
 
     /// The name used in the audit JSON (`recalibration.<name>`), files and requests.
     pub fn name(self) -> &'static str {
@@ -33,7 +52,34 @@ impl Method {
             Method::Temperature => "temperature",
             Method::Platt => "platt",
             Method::Isotonic => "isotonic",
+            Method::Beta => "beta",
+            Method::Histogram => "histogram",
+            Method::VennAbers => "venn_abers",
         }
+    }
+
+    /// The name for people (`Venn–Abers`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Method::Temperature => "temperature",
+            Method::Platt => "Platt",
+            Method::Isotonic => "isotonic",
+            Method::Beta => "beta",
+            Method::Histogram => "histogram",
+            Method::VennAbers => "Venn–Abers",
+        }
+    }
+
+    /// A probability map's outcome in `run`, or why it is undefined (`None` for
+    /// temperature, Platt and isotonic).
+    pub fn prob_map(self, run: &Recalibration) -> Option<Result<&ProbOutcome, &Undefined>> {
+        let r = match self {
+            Method::Beta => &run.beta,
+            Method::Histogram => &run.histogram,
+            Method::VennAbers => &run.venn_abers,
+            _ => return None,
+        };
+        Some(r.as_ref())
     }
 
     /// Parses [`Method::name`].
@@ -49,6 +95,9 @@ pub fn evaluation_after(run: &Recalibration, method: Method) -> Result<&Predicti
         Method::Temperature => run.temperature.as_ref().map(|t| &t.after),
         Method::Platt => run.platt.as_ref().and_then(|p| p.after.as_ref()),
         Method::Isotonic => run.isotonic.as_ref().and_then(|p| p.after.as_ref()),
+        Method::Beta => run.beta.as_ref().map(|p| &p.after),
+        Method::Histogram => run.histogram.as_ref().map(|p| &p.after),
+        Method::VennAbers => run.venn_abers.as_ref().map(|p| &p.after),
     };
     after.map_err(Clone::clone)
 }
@@ -60,9 +109,24 @@ pub fn recalibrate_rows(
     run: &Recalibration,
     method: Method,
 ) -> Result<PredictionSet, Undefined> {
+    recalibrate_rows_with_intervals(set, run, method).map(|(set, _)| set)
+}
+
+/// [`recalibrate_rows`] and, for Venn–Abers, every row's `[p_lower, p_upper]` per
+/// fitted class (row-major: one per row for binary input, `k` per row otherwise).
+pub fn recalibrate_rows_with_intervals(
+    set: &PredictionSet,
+    run: &Recalibration,
+    method: Method,
+) -> Result<(PredictionSet, Option<Vec<[f64; 2]>>), Undefined> {
     let scores = FitScores::of(set).ok_or(Undefined::TopLabel)?;
     let rows: Vec<usize> = (0..set.n()).collect();
-    match method {
+    if let Some(outcome) = method.prob_map(run) {
+        let applied = outcome.map_err(Clone::clone)?.apply(set, &rows)?;
+        return Ok((applied.set, applied.intervals));
+    }
+    let without = |r: Result<PredictionSet, Undefined>| r.map(|s| (s, None));
+    without(match method {
         Method::Temperature => {
             let t = run.temperature.as_ref().map_err(Clone::clone)?;
             Ok(scores.temperature_scaled(&set.labels, t.fit.tau, &rows))
@@ -79,19 +143,24 @@ pub fn recalibrate_rows(
                 .map_err(Clone::clone)?
                 .apply(&scores, &set.labels, &rows)
         }
-    }
+        Method::Beta | Method::Histogram | Method::VennAbers => unreachable!("prob maps above"),
+    })
 }
 
 /// The recalibrated predictions of every row, in input order: `id` (when the input
 /// had one), `label` (its class name), `split` (`calibration` / `evaluation`) and the
 /// probabilities (`p` = P(y = 1) for binary input, `p_<class>` otherwise), written as
 /// the shortest decimals that read back to the same `f64`. `calibration` lists the
-/// calibration rows (ascending).
+/// calibration rows (ascending). With Venn–Abers' `intervals` ([`recalibrate_rows_with_intervals`]),
+/// `p_lower`, `p_upper` follow (binary), or `p_lower_<class>`, `p_upper_<class>` per
+/// class (multiclass: each class's one-vs-rest interval, before the rows are
+/// renormalised).
 pub fn recalibrated_csv(
     recalibrated: &PredictionSet,
     ids: Option<&Ids>,
     class_names: &[String],
     calibration: &[usize],
+    intervals: Option<&[[f64; 2]]>,
 ) -> String {
     let view = ProbView::new(recalibrated).expect("recalibrated sets have probabilities");
     let k = recalibrated.k;
@@ -108,6 +177,20 @@ pub fn recalibrated_csv(
             let name = class_names.get(r).cloned().unwrap_or_else(|| r.to_string());
             out.push(',');
             out.push_str(&crate::csv::field(&format!("p_{name}")));
+        }
+    }
+    let columns = if binary { 1 } else { k };
+    if intervals.is_some() {
+        if binary {
+            out.push_str(",p_lower,p_upper");
+        } else {
+            for r in 0..k {
+                let name = class_names.get(r).cloned().unwrap_or_else(|| r.to_string());
+                for end in ["lower", "upper"] {
+                    out.push(',');
+                    out.push_str(&crate::csv::field(&format!("p_{end}_{name}")));
+                }
+            }
         }
     }
     out.push('\n');
@@ -136,9 +219,50 @@ pub fn recalibrated_csv(
                 out.push_str(&format!(",{}", view.prob(i, r)));
             }
         }
+        if let Some(iv) = intervals {
+            for [lo, hi] in &iv[i * columns..(i + 1) * columns] {
+                out.push_str(&format!(",{lo},{hi}"));
+            }
+        }
         out.push('\n');
     }
     out
+}
+
+/// A probability map's fits: beta's `(a, b, c, m)`, histogram binning's bin count
+/// (with its cross-fitting, when chosen so), thresholds, estimates and counts,
+/// Venn–Abers' distinct calibration values with `p0` and `p1` at every gap.
+fn prob_map_json(p: &ProbOutcome, binary: bool) -> Value {
+    let class_of = |j: usize| if binary { 1 } else { j };
+    let nums = |v: &[f64]| v.iter().map(|&x| num(Some(x))).collect::<Vec<Value>>();
+    let fits: Vec<Value> = p
+        .fits
+        .iter()
+        .enumerate()
+        .map(|(j, f)| match f {
+            ProbFit::Beta(f) => json!({"class": class_of(j), "a": f.a, "b": f.b, "c": f.c, "m": num(Some(f.m)), "iterations": f.iterations, "converged": f.converged}),
+            ProbFit::Histogram(f) => json!({"class": class_of(j), "thresholds": nums(&f.thresholds), "estimates": nums(&f.estimates), "counts": f.counts}),
+            ProbFit::VennAbers(f) => json!({"class": class_of(j), "values": nums(&f.values), "p0": nums(&f.p0), "p1": nums(&f.p1)}),
+        })
+        .collect();
+    let mut o = json!({ "fits": fits });
+    if let Some(m) = p.bins {
+        o["bins"] = json!(m);
+    }
+    if let Some(cf) = &p.cross_fit {
+        o["cross_fit"] = cross_fit_json(cf);
+    }
+    o
+}
+
+/// K-fold cross-fitting of histogram binning's bin count as JSON.
+pub fn cross_fit_json(cf: &calibscope_core::recal::prob_maps::CrossFit) -> Value {
+    json!({
+        "folds": cf.folds,
+        "criterion": "held-out Brier score of the one-vs-rest probabilities (mean over the calibration rows)",
+        "candidates": cf.scores.iter().map(|&(m, b)| json!({"bins": m, "brier": num(Some(b))})).collect::<Vec<_>>(),
+        "chosen": cf.chosen,
+    })
 }
 
 /// The fitted parameters of `method` as JSON (`calibscope-recalibration/1`): the
@@ -193,13 +317,17 @@ pub fn fitted_params_json(
                 .collect();
             json!({ "fits": fits, "out_of_bounds": "clip" })
         }),
+        Method::Beta | Method::Histogram | Method::VennAbers => method
+            .prob_map(run)
+            .expect("a probability map")
+            .map(|p| prob_map_json(p, binary)),
     };
     let mut o = json!({
         "schema": "calibscope-recalibration/1",
         "method": method.name(),
         "version": version,
         "input": {"kind": set.kind().name(), "source": set.source().name(), "n": set.n(), "k": set.k},
-        "scores": if binary { "binary score s (logit; logit(u) or ln p_1 - ln p_0 of probabilities, clipped to [1e-15, 1 - 1e-15])" } else { "logits z (ln p of probabilities, clipped to [1e-15, 1 - 1e-15]); one-vs-rest maps then rows renormalised" },
+        "scores": if method.prob_map(run).is_some() { if binary { "the probability of class 1, sigma(s) of the binary score s (a probability column read back through its clipped logit)" } else { "the class probabilities softmax(z) (p itself for probability input); one-vs-rest maps then rows renormalised" } } else if binary { "binary score s (logit; logit(u) or ln p_1 - ln p_0 of probabilities, clipped to [1e-15, 1 - 1e-15])" } else { "logits z (ln p of probabilities, clipped to [1e-15, 1 - 1e-15]); one-vs-rest maps then rows renormalised" },
         "split": {
             "seed": settings.seed,
             "f": settings.fraction,

@@ -1,5 +1,6 @@
 //! The recalibration section: split, before/after ledgers on the evaluation split,
-//! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6).
+//! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6), and the
+//! probability maps (beta, histogram binning, Venn–Abers) where they were fitted.
 
 use crate::tasks::{self, SplitAudit, Task};
 use crate::{num, Sections};
@@ -11,6 +12,7 @@ use calibscope_core::recal::apply::{
     temperature_finish, temperature_fit, temperature_start, temperature_top_label_checks,
     MapOutcome, Recalibration, TemperatureOutcome, TemperatureStart, Undefined,
 };
+use calibscope_core::recal::prob_maps::ProbOutcome;
 use calibscope_core::recal::{IsotonicFit, PlattFit};
 use calibscope_core::{Kind, PredictionSet};
 use serde_json::{json, Map, Value};
@@ -447,6 +449,26 @@ fn isotonic_section(isotonic: &Result<MapOutcome<IsotonicFit>, Undefined>, kind:
     }
 }
 
+/// A probability map's entry: its evaluation ledger (`after`), and histogram
+/// binning's bin count with its cross-fitting when chosen so.
+fn prob_map_section(p: &ProbOutcome) -> Value {
+    let mut o = Map::new();
+    if let Some(m) = p.bins {
+        o.insert("bins".into(), json!(m));
+    }
+    if let Some(cf) = &p.cross_fit {
+        o.insert("cross_fit".into(), crate::cross_fit_json(cf));
+    }
+    if p.zero_rows_made_uniform > 0 {
+        o.insert(
+            "zero_rows_made_uniform".into(),
+            json!(p.zero_rows_made_uniform),
+        );
+    }
+    o.insert("after".into(), ledger_json(&p.after));
+    Value::Object(o)
+}
+
 fn assemble(
     set: &PredictionSet,
     settings: &RecalibrationSettings,
@@ -464,6 +486,23 @@ fn assemble(
     o.insert("temperature".into(), temperature);
     o.insert("platt".into(), pieces.platt);
     o.insert("isotonic".into(), pieces.isotonic);
+    // the probability maps, where they were fitted (the web page's Recalibrate view;
+    // an audit fits the first three only)
+    for (key, outcome) in [
+        ("beta", &r.beta),
+        ("histogram", &r.histogram),
+        ("venn_abers", &r.venn_abers),
+    ] {
+        match outcome {
+            Err(Undefined::NotComputed | Undefined::NotAsked) => {}
+            Ok(p) => {
+                o.insert(key.into(), prob_map_section(p));
+            }
+            Err(reason) => {
+                o.insert(key.into(), undefined(reason));
+            }
+        }
+    }
     if r.exact_zero_one_probabilities {
         o.insert(
             "warnings".into(),

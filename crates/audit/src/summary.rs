@@ -262,40 +262,33 @@ pub fn reliability(doc: &Value, prefix: &[&str], path: &str, binning: Binning) -
     }
 }
 
-/// The recalibration ledger: before and after each method, on the evaluation split.
-pub fn recalibration(prefix: &[&str]) -> Table {
-    let columns = [
-        "recalibration.before",
-        "recalibration.temperature.after",
-        "recalibration.platt.after",
-        "recalibration.isotonic.after",
-    ];
-    let lines = [
-        "accuracy",
-        "ece_conf_width_15",
-        "nll",
-        "brier_multiclass",
-        "confce_corr_mass_15",
-        "lince_cw_mass_15",
-        "csr",
-        "p_risk",
-        "cwa",
-    ]
-    .iter()
-    .map(|key| Line {
-        label: key.to_string(),
-        columns: columns
-            .iter()
-            .map(|c| vec![Cell::num_in(prefix, &format!("{c}.{key}"))])
-            .collect(),
-        ..Line::default()
-    })
-    .collect();
+/// The recalibration ledger of `doc` (a single-model document; its section under
+/// `prefix`): before and after each method, on the evaluation split — the rows and
+/// columns of [`crate::ledger`], as the page shows them.
+pub fn recalibration(doc: &Value, prefix: &[&str]) -> Table {
+    let binary = doc["input"]["kind"].as_str() == Some("binary");
+    let mut base: Vec<&str> = prefix.to_vec();
+    base.push("recalibration");
+    let sets = crate::ledger::sets(lookup(
+        doc,
+        &base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    ));
+    let lines = crate::ledger::rows(binary)
+        .iter()
+        .map(|r| Line {
+            label: r.label.to_string(),
+            columns: sets
+                .iter()
+                .map(|(set, _)| vec![Cell::num_in(&base, &crate::ledger::path(set, r.key))])
+                .collect(),
+            ..Line::default()
+        })
+        .collect();
+    let mut headers = vec!["metric".to_string()];
+    headers.extend(sets.into_iter().map(|(_, title)| title));
     Table {
         title: "Before and after each method, on the evaluation split".into(),
-        headers: ["metric", "before", "temperature", "Platt", "isotonic"]
-            .map(String::from)
-            .to_vec(),
+        headers,
         lines,
     }
 }

@@ -4,12 +4,17 @@
 use crate::{AuditArgs, BinningArg, Form, Mapping, Method, RecalibrateArgs, SynthArgs};
 use calibscope_audit::{
     audit_document_grouped, evaluation_after, fitted_params_json, markdown, parse_options,
-    recalibrate_rows, recalibrated_csv, record_markdown, AuditOptions, Method as RecalMethod,
-    RecalibrationSettings, Sections,
+    recalibrate_rows_with_intervals, recalibrated_csv, record_markdown, AuditOptions,
+    Method as RecalMethod, RecalibrationSettings, Sections,
 };
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::BootstrapSettings;
-use calibscope_core::recal::apply::{recalibrate as fit_all, FitScores};
+use calibscope_core::recal::apply::{
+    recalibrate as fit_all, recalibrate_temperature, FitScores, Recalibration, Undefined,
+};
+use calibscope_core::recal::prob_maps::{
+    fit_prob_map, Bins, ProbFit, ProbMethod, DEFAULT_BINS, DEFAULT_FOLDS,
+};
 use calibscope_core::synth::{self, Distribution, Mode};
 use calibscope_io::{Dataset, Options, ParseErrors};
 use calibscope_share::MappingState;
@@ -222,12 +227,108 @@ pub fn audit(args: AuditArgs) -> Outcome {
     }
 }
 
+/// Histogram binning's bins of `--bins` / `--folds`, checked against `--method`.
+fn bins_of(args: &RecalibrateArgs) -> Result<Bins, Failure> {
+    let histogram = args.method == Method::Histogram;
+    if !histogram && (args.bins.is_some() || args.folds.is_some()) {
+        return Err(Failure::Usage(
+            "--bins and --folds apply to --method histogram only".into(),
+        ));
+    }
+    let folds = args.folds.unwrap_or(DEFAULT_FOLDS);
+    match args.bins.as_deref().map(str::trim) {
+        None => {
+            if args.folds.is_some() {
+                return Err(Failure::Usage("--folds needs --bins auto".into()));
+            }
+            Ok(Bins::Fixed(DEFAULT_BINS))
+        }
+        Some("auto") if folds >= 2 => Ok(Bins::CrossFit { folds }),
+        Some("auto") => Err(Failure::Usage(format!(
+            "--folds {folds}: cross-fitting needs at least 2 folds"
+        ))),
+        Some(v) => match v.parse::<usize>() {
+            Ok(m) if m >= 1 => {
+                if args.folds.is_some() {
+                    return Err(Failure::Usage("--folds needs --bins auto".into()));
+                }
+                Ok(Bins::Fixed(m))
+            }
+            _ => Err(Failure::Usage(format!(
+                "--bins '{v}': give a whole number of bins, 1 or more, or 'auto'"
+            ))),
+        },
+    }
+}
+
+/// The fitted map for people (the first lines of the ledger printed to stderr).
+fn describe(run: &Recalibration, method: RecalMethod) -> Result<String, Undefined> {
+    Ok(match method {
+        RecalMethod::Temperature => {
+            let t = run.temperature.as_ref().map_err(Clone::clone)?;
+            format!(
+                "temperature tau = {} ({} iterations of golden-section search)",
+                t.fit.tau,
+                t.fit.trace.last().map_or(0, |s| s.iteration)
+            )
+        }
+        RecalMethod::Platt => {
+            let p = run.platt.as_ref().map_err(Clone::clone)?;
+            let params: Vec<String> = p
+                .maps()?
+                .iter()
+                .map(|f| format!("(a = {}, b = {})", f.a, f.b))
+                .collect();
+            format!("Platt scaling {}", params.join(" "))
+        }
+        RecalMethod::Isotonic => {
+            let p = run.isotonic.as_ref().map_err(Clone::clone)?;
+            let knots: Vec<String> = p.maps()?.iter().map(|f| f.n_knots().to_string()).collect();
+            format!("isotonic regression ({} knots)", knots.join(", "))
+        }
+        RecalMethod::Beta | RecalMethod::Histogram | RecalMethod::VennAbers => {
+            let p = method
+                .prob_map(run)
+                .expect("a probability map")
+                .map_err(Clone::clone)?;
+            let fits: Vec<String> = p
+                .fits
+                .iter()
+                .map(|f| match f {
+                    ProbFit::Beta(f) => format!("(a = {}, b = {}, c = {})", f.a, f.b, f.c),
+                    ProbFit::Histogram(f) => format!("{} bins", f.estimates.len()),
+                    ProbFit::VennAbers(f) => format!("{} distinct scores", f.values.len()),
+                })
+                .collect();
+            let how = match &p.cross_fit {
+                Some(cf) => format!(
+                    "; {} bins chosen by {}-fold cross-fitting on the calibration split",
+                    cf.chosen, cf.folds
+                ),
+                None => p
+                    .bins
+                    .map_or(String::new(), |m| format!("; {m} bins asked")),
+            };
+            format!(
+                "{} one-vs-rest on the class probabilities: {}{how}",
+                match method {
+                    RecalMethod::Beta => "beta calibration",
+                    RecalMethod::Histogram => "histogram binning",
+                    _ => "inductive Venn-Abers",
+                },
+                fits.join(" ")
+            )
+        }
+    })
+}
+
 pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
     if !(args.cal_fraction > 0.0 && args.cal_fraction < 1.0) {
         return Err(Failure::Usage(
             "--cal-fraction must lie strictly between 0 and 1".into(),
         ));
     }
+    let bins = bins_of(&args)?;
     let options = args.mapping.options()?;
     let dataset =
         read(std::slice::from_ref(&args.file), &options).map_err(|e| input_failure(&e))?;
@@ -242,51 +343,46 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
     if FitScores::of(set).is_none() {
         return Err(Failure::Input("calibscope recalibrate: top-label input (predicted class + confidence) has no scores to recalibrate; give probabilities or logits".into()));
     }
-    let run = fit_all(set, args.split_seed, args.cal_fraction);
     let undefined =
         |why: &dyn std::fmt::Display| Failure::Input(format!("calibscope recalibrate: {why}"));
     let method = match args.method {
         Method::Temperature => RecalMethod::Temperature,
         Method::Platt => RecalMethod::Platt,
         Method::Isotonic => RecalMethod::Isotonic,
+        Method::Beta => RecalMethod::Beta,
+        Method::Histogram => RecalMethod::Histogram,
+        Method::VennAbers => RecalMethod::VennAbers,
     };
-    let recalibrated = recalibrate_rows(set, &run, method).map_err(|e| undefined(&e))?;
+    let run = match method {
+        RecalMethod::Temperature | RecalMethod::Platt | RecalMethod::Isotonic => {
+            fit_all(set, args.split_seed, args.cal_fraction)
+        }
+        _ => {
+            let mut run = recalibrate_temperature(set, args.split_seed, args.cal_fraction);
+            let kind = match method {
+                RecalMethod::Beta => ProbMethod::Beta,
+                RecalMethod::Histogram => ProbMethod::Histogram,
+                _ => ProbMethod::VennAbers,
+            };
+            let fitted = fit_prob_map(set, &run.split, kind, bins);
+            match kind {
+                ProbMethod::Beta => run.beta = fitted,
+                ProbMethod::Histogram => run.histogram = fitted,
+                ProbMethod::VennAbers => run.venn_abers = fitted,
+            }
+            run
+        }
+    };
+    let (recalibrated, intervals) =
+        recalibrate_rows_with_intervals(set, &run, method).map_err(|e| undefined(&e))?;
     let after = evaluation_after(&run, method).map_err(|e| undefined(&e))?;
-    let description = match method {
-        RecalMethod::Temperature => {
-            let t = run.temperature.as_ref().map_err(|e| undefined(e))?;
-            format!(
-                "temperature tau = {} ({} iterations of golden-section search)",
-                t.fit.tau,
-                t.fit.trace.last().map_or(0, |s| s.iteration)
-            )
-        }
-        RecalMethod::Platt => {
-            let p = run.platt.as_ref().map_err(|e| undefined(e))?;
-            let params: Vec<String> = p
-                .maps()
-                .map_err(|e| undefined(&e))?
-                .iter()
-                .map(|f| format!("(a = {}, b = {})", f.a, f.b))
-                .collect();
-            format!("Platt scaling {}", params.join(" "))
-        }
-        RecalMethod::Isotonic => {
-            let p = run.isotonic.as_ref().map_err(|e| undefined(e))?;
-            let knots: Vec<String> = p
-                .maps()
-                .map_err(|e| undefined(&e))?
-                .iter()
-                .map(|f| f.n_knots().to_string())
-                .collect();
-            format!("isotonic regression ({} knots)", knots.join(", "))
-        }
-    };
+    let description = describe(&run, method).map_err(|e| undefined(&e))?;
     let csv = recalibrated_csv(
         &recalibrated,
         dataset.ids.as_ref(),
         &dataset.class_names,
         &run.split.calibration,
+        intervals.as_deref(),
     );
     write_file_or_stdout(&args.out, &csv)?;
     if let Some(path) = &args.params {

@@ -268,6 +268,12 @@ enum Method {
     Temperature,
     Platt,
     Isotonic,
+    /// Beta calibration (Kull et al. 2017), one-vs-rest on the class probabilities.
+    Beta,
+    /// Histogram binning on equal-mass bins (`--bins`), one-vs-rest.
+    Histogram,
+    /// Inductive Venn–Abers: the merged probability, and `p_lower`/`p_upper`.
+    VennAbers,
 }
 
 #[derive(Args, Debug)]
@@ -283,6 +289,14 @@ struct RecalibrateArgs {
     /// Fraction of each class in the calibration split.
     #[arg(long, default_value_t = 0.5)]
     cal_fraction: f64,
+    /// Histogram binning's bin count (equal-mass bins), or `auto`: chosen among 2,
+    /// 5, 10, 15, 20, 30, 50, 75, 100 by K-fold cross-fitting on the calibration split
+    /// (held-out Brier score). `--method histogram` only.
+    #[arg(long, value_name = "N|auto")]
+    bins: Option<String>,
+    /// Folds of `--bins auto`'s cross-fitting (at least 2).
+    #[arg(long, value_name = "K")]
+    folds: Option<usize>,
     /// Where to write the recalibrated predictions (CSV; `-` for standard output).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,

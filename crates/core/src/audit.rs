@@ -350,16 +350,23 @@ fn reading_report(
 /// Clip applied to the probability of the true class before `-ln` (METRICS.md §3).
 pub const NLL_CLIP: f64 = 1e-15;
 
-/// The negative log-likelihood (METRICS.md §3): from logits,
-/// `logsumexp(z_i) - z_i^(y_i)` (binary one-column: `softplus(-y± s)`); from
-/// probabilities, `-ln clip(p_i^(y_i), 1e-15, 1 - 1e-15)`. `None` for top-label sets
-/// and empty sets.
+/// The negative log-likelihood (METRICS.md §3): the mean of [`nll_terms`]. `None`
+/// for top-label sets and empty sets.
 pub fn nll(set: &PredictionSet) -> Option<f64> {
     let n = set.n();
     if n == 0 {
         return None;
     }
     let mut total = Sum::new();
+    nll_terms(set, |t| total.add(t))?;
+    Some(total.value() / n as f64)
+}
+
+/// Calls `visit` with each row's negative log-likelihood term, in row order: from
+/// logits, `logsumexp(z_i) - z_i^(y_i)` (binary one-column: `softplus(-y± s)`); from
+/// probabilities, `-ln clip(p_i^(y_i), 1e-15, 1 - 1e-15)`. `None` (nothing visited)
+/// for top-label sets.
+pub fn nll_terms(set: &PredictionSet, mut visit: impl FnMut(f64)) -> Option<()> {
     match &set.scores {
         Scores::TopLabel { .. } => return None,
         Scores::Column {
@@ -368,7 +375,7 @@ pub fn nll(set: &PredictionSet) -> Option<f64> {
         } => {
             for (i, &y) in set.labels.iter().enumerate() {
                 let sign = if y == 1 { 1.0 } else { -1.0 };
-                total.add(reading::softplus(-sign * values.get(i)));
+                visit(reading::softplus(-sign * values.get(i)));
             }
         }
         Scores::Matrix {
@@ -378,18 +385,18 @@ pub fn nll(set: &PredictionSet) -> Option<f64> {
         } => {
             let view = ProbView::new(set)?;
             for (i, &y) in set.labels.iter().enumerate() {
-                total.add(view.log_sum_exp(i)? - values.get(i * k + y as usize));
+                visit(view.log_sum_exp(i)? - values.get(i * k + y as usize));
             }
         }
         _ => {
             let view = ProbView::new(set)?;
             for (i, &y) in set.labels.iter().enumerate() {
                 let p = view.prob(i, y as usize).clamp(NLL_CLIP, 1.0 - NLL_CLIP);
-                total.add(-p.ln());
+                visit(-p.ln());
             }
         }
     }
-    Some(total.value() / n as f64)
+    Some(())
 }
 
 /// Multiclass Brier from the class readings ([`crate::truthful::brier_multiclass`]).

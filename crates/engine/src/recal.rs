@@ -4,17 +4,22 @@
 //! curve, probability checks, fitted maps), the before/after reliability tables at
 //! the slider's bins, and the two files (shared with `calibscope recalibrate`).
 
+use calibscope_audit::comparison_json;
+use calibscope_audit::ledger::{Ledger, LedgerCell, LedgerLine};
 use calibscope_audit::{
-    evaluation_after, fitted_params_json, recalibrate_rows, recalibrated_csv,
+    evaluation_after, fitted_params_json, recalibrate_rows_with_intervals, recalibrated_csv,
     recalibration_json_of, Method, RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
+use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::recal::apply::ScoreMap;
 use calibscope_core::recal::apply::{
-    fit_maps, recalibrate_temperature_clocked, FitScores, Recalibration, Undefined,
+    fit_isotonic_on, fit_platt_on, recalibrate_temperature_clocked, FitScores, Recalibration,
+    Undefined,
 };
 use calibscope_core::recal::checks::prob_checks;
+use calibscope_core::recal::prob_maps::{fit_prob_map, Bins, ProbMethod, DEFAULT_FOLDS};
 use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Scores, Source, Values};
@@ -155,6 +160,10 @@ pub struct RecalState {
     tau_curve: Vec<[f64; 2]>,
     /// Worker milliseconds of the parts (`view.timing`).
     timing: Timing,
+    /// Each method's fit, in worker milliseconds (`view.fit_ms`).
+    fit_ms: PerMethod<f64>,
+    /// The section's `comparison` (after the second part).
+    comparison: Option<serde_json::Value>,
 }
 
 fn index_of(set: &PredictionSet, positive: bool) -> IndexedSet {
@@ -228,7 +237,7 @@ fn fitted_map(run: &Recalibration, method: Method, j: usize) -> Option<&dyn Scor
         Method::Isotonic => {
             Some(run.isotonic.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap)
         }
-        Method::Temperature => None,
+        _ => None,
     }
 }
 
@@ -326,6 +335,73 @@ fn maps_of(run: &Recalibration, scores: &FitScores) -> PerMethod<FittedMap> {
     out
 }
 
+/// Replicates of the view's comparison (the paired bootstrap on the evaluation
+/// rows, seed 0): at most [`COMPARE_REPLICATES`], fewer on large splits so that the
+/// work stays near [`COMPARE_BUDGET`] row visits (never below 50).
+pub const COMPARE_REPLICATES: usize = 200;
+/// Row visits of the comparison's bootstrap (replicates × rows × readings).
+const COMPARE_BUDGET: usize = 100_000_000;
+
+/// The second part's fits, each timed: Platt, isotonic, then the probability maps
+/// (histogram binning's bin count by 5-fold cross-fitting on the calibration split),
+/// and the comparison of every set ([`calibscope_audit::comparison_json`]).
+fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
+    let run = &mut state.run;
+    let timed = |f: &mut dyn FnMut()| {
+        let t = clock();
+        f();
+        since(t)
+    };
+    let mut ms = PerMethod::default();
+    if let Some(t) = timed(&mut || {
+        if let Some(p) = fit_platt_on(set, &run.split) {
+            run.platt = Ok(p);
+        }
+    }) {
+        ms.set(Method::Platt, t);
+    }
+    if let Some(t) = timed(&mut || {
+        if let Some(p) = fit_isotonic_on(set, &run.split) {
+            run.isotonic = Ok(p);
+        }
+    }) {
+        ms.set(Method::Isotonic, t);
+    }
+    let cross_fit = Bins::CrossFit {
+        folds: DEFAULT_FOLDS,
+    };
+    for (method, kind) in [
+        (Method::Beta, ProbMethod::Beta),
+        (Method::Histogram, ProbMethod::Histogram),
+        (Method::VennAbers, ProbMethod::VennAbers),
+    ] {
+        let mut outcome = Err(Undefined::NotComputed);
+        let t = timed(&mut || outcome = fit_prob_map(set, &run.split, kind, cross_fit));
+        match method {
+            Method::Beta => run.beta = outcome,
+            Method::Histogram => run.histogram = outcome,
+            _ => run.venn_abers = outcome,
+        }
+        if let Some(t) = t {
+            ms.set(method, t);
+        }
+    }
+    let n = run.before.n().max(1);
+    let readings = 4 * (1 + Method::ALL.len());
+    let replicates = (COMPARE_BUDGET / (n * readings)).clamp(50, COMPARE_REPLICATES);
+    let settings = BootstrapSettings {
+        replicates,
+        seed: 0,
+        alpha: DEFAULT_ALPHA,
+        threads: 1,
+    };
+    state.comparison = comparison_json(run, &settings);
+    if let Some(t) = state.timing.fit_ms {
+        ms.set(Method::Temperature, t);
+    }
+    state.fit_ms = ms;
+}
+
 /// The calibration and evaluation counts of each class.
 fn class_counts(set: &PredictionSet, run: &Recalibration) -> ClassCounts {
     let count = |rows: &[usize]| {
@@ -341,6 +417,30 @@ fn class_counts(set: &PredictionSet, run: &Recalibration) -> ClassCounts {
         calibration: count(&run.split.calibration),
         evaluation: count(&run.split.evaluation),
     }
+}
+
+/// The section's ledger ([`calibscope_audit::ledger::ledger`]) with a last line: each
+/// method's fit time in worker milliseconds (path `<method>.fit_ms`; none for
+/// `before`, nothing is fitted).
+fn ledger_with_times(section: &serde_json::Value, binary: bool, ms: &PerMethod<f64>) -> Ledger {
+    let mut l = calibscope_audit::ledger::ledger(section, binary);
+    let cells = l
+        .sets
+        .iter()
+        .map(|set| LedgerCell {
+            path: format!("{}.fit_ms", set.key),
+            value: Method::from_name(&set.key).and_then(|m| ms.get(m).copied()),
+            worse: false,
+        })
+        .collect();
+    l.lines.push(LedgerLine {
+        key: "fit_ms".into(),
+        label: "fit time (ms, this browser)".into(),
+        help: "fit_ms".into(),
+        can_tau: "—".into(),
+        cells,
+    });
+    l
 }
 
 impl Session {
@@ -397,7 +497,15 @@ impl Session {
                 temperature_ms: part_ms,
                 ..Timing::default()
             },
+            fit_ms: PerMethod::default(),
+            comparison: None,
         };
+        let mut state = state;
+        if state.run.platt != Err(Undefined::NotComputed) {
+            // nothing for a second part (temperature scaling is undefined here): the
+            // probability maps say why they are undefined in this one answer
+            fit_rest(set, &mut state);
+        }
         self.recal_answer(id, state, scores, start)
     }
 
@@ -415,7 +523,7 @@ impl Session {
         let set = &self.models[state.model].set;
         let scores = FitScores::of(set).expect("checked by the first part");
         let start = clock();
-        fit_maps(set, &mut state.run);
+        fit_rest(set, &mut state);
         state.timing.maps_ms = since(start);
         self.recal_answer(id, state, scores, start)
     }
@@ -432,7 +540,10 @@ impl Session {
         let set = &self.models[state.model].set;
         let run = &state.run;
         let binary = set.kind() == Kind::Binary;
-        let section = recalibration_json_of(set, &state.settings, run);
+        let mut section = recalibration_json_of(set, &state.settings, run);
+        if let Some(c) = &state.comparison {
+            section["comparison"] = c.clone();
+        }
         if state.indexed.is_empty() {
             state
                 .indexed
@@ -477,6 +588,8 @@ impl Session {
             tau_curve: state.tau_curve.clone(),
             checks: state.checks.clone(),
             maps: maps_of(run, &scores),
+            ledger: ledger_with_times(&section, binary, &state.fit_ms),
+            fit_ms: state.fit_ms.clone(),
         };
         let answer = FromWorker::Recalibrated {
             id,
@@ -546,7 +659,7 @@ impl Session {
             return worker_error(id, codes::NO_DATASET, "nothing was recalibrated yet");
         };
         let md = &self.models[state.model];
-        let all = match recalibrate_rows(&md.set, &state.run, method) {
+        let (all, intervals) = match recalibrate_rows_with_intervals(&md.set, &state.run, method) {
             Ok(all) => all,
             Err(why) => {
                 return worker_error(
@@ -561,6 +674,7 @@ impl Session {
             self.dataset.ids.as_ref(),
             &self.dataset.class_names,
             &state.run.split.calibration,
+            intervals.as_deref(),
         );
         let params = fitted_params_json(&md.set, &state.run, method, &state.settings, version);
         let stem = if self.models.len() > 1 {

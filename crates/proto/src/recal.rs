@@ -2,6 +2,7 @@
 //! split's class counts, the τ curve, every method's probability checks, the fitted
 //! maps and the worker's timing ([`RecalView`], in [`crate::FromWorker::Recalibrated`]).
 
+use calibscope_audit::ledger::Ledger;
 use calibscope_audit::Method;
 use calibscope_core::recal::checks::ProbChecks;
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,13 @@ pub struct RecalView {
     pub checks: PerMethod<Checks>,
     /// Each method's fitted map (`None`: undefined or not fitted yet).
     pub maps: PerMethod<FittedMap>,
+    /// The ledger of the answer's `recalibration` section (calibscope-audit's
+    /// `ledger`, the rows the Markdown summary and the report print too).
+    #[serde(default)]
+    pub ledger: Ledger,
+    /// Each method's fit in worker milliseconds (`None`: no clock, or not fitted).
+    #[serde(default)]
+    pub fit_ms: PerMethod<f64>,
 }
 
 /// One value per recalibration method.
@@ -28,6 +36,12 @@ pub struct PerMethod<T> {
     pub temperature: Option<T>,
     pub platt: Option<T>,
     pub isotonic: Option<T>,
+    #[serde(default)]
+    pub beta: Option<T>,
+    #[serde(default)]
+    pub histogram: Option<T>,
+    #[serde(default)]
+    pub venn_abers: Option<T>,
 }
 
 impl<T> Default for PerMethod<T> {
@@ -36,6 +50,9 @@ impl<T> Default for PerMethod<T> {
             temperature: None,
             platt: None,
             isotonic: None,
+            beta: None,
+            histogram: None,
+            venn_abers: None,
         }
     }
 }
@@ -47,6 +64,9 @@ impl<T> PerMethod<T> {
             Method::Temperature => self.temperature.as_ref(),
             Method::Platt => self.platt.as_ref(),
             Method::Isotonic => self.isotonic.as_ref(),
+            Method::Beta => self.beta.as_ref(),
+            Method::Histogram => self.histogram.as_ref(),
+            Method::VennAbers => self.venn_abers.as_ref(),
         }
     }
 
@@ -56,6 +76,9 @@ impl<T> PerMethod<T> {
             Method::Temperature => &mut self.temperature,
             Method::Platt => &mut self.platt,
             Method::Isotonic => &mut self.isotonic,
+            Method::Beta => &mut self.beta,
+            Method::Histogram => &mut self.histogram,
+            Method::VennAbers => &mut self.venn_abers,
         };
         *slot = Some(value);
     }

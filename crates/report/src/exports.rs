@@ -202,7 +202,7 @@ pub fn csv_files(record: &Value) -> Vec<File> {
         if doc.get("recalibration").is_some() {
             out.push((
                 format!("{stem}recalibration.csv"),
-                table_csv(doc, &summary::recalibration(&[])),
+                table_csv(doc, &summary::recalibration(doc, &[])),
             ));
         }
     }

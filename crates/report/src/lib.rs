@@ -171,7 +171,7 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
             num("recalibration.split.seed", &split["seed"]),
             num("recalibration.split.f", &split["f"])
         ));
-        table(o, doc, &summary::recalibration(&[]));
+        table(o, doc, &summary::recalibration(doc, &[]));
         for w in recal["warnings"].as_array().into_iter().flatten() {
             o.raw(&format!(
                 "<p class=\"warning\"><strong>Warning</strong>: {}</p>\n",

@@ -36,6 +36,10 @@ pub enum MethodId {
     Temperature,
     Platt,
     Isotonic,
+    Beta,
+    Histogram,
+    #[serde(rename = "venn_abers")]
+    VennAbers,
 }
 
 /// The colour theme.

@@ -7,6 +7,7 @@
 //! temperature gives scaled logits (its NLL is then computed from logits, §3),
 //! Platt and isotonic give probabilities.
 
+use super::prob_maps::ProbOutcome;
 use super::{
     fit_isotonic, fit_platt, logit_clipped, renormalize_rows, two_column_score, IsotonicFit,
     PlattFit, TemperatureFit,
@@ -383,6 +384,13 @@ pub struct Recalibration {
     pub platt: Result<MapOutcome<PlattFit>, Undefined>,
     /// Isotonic regression, or why it is undefined.
     pub isotonic: Result<MapOutcome<IsotonicFit>, Undefined>,
+    /// Beta calibration ([`super::prob_maps`]; [`Undefined::NotComputed`] until
+    /// [`super::prob_maps::fit_prob_maps`]).
+    pub beta: Result<ProbOutcome, Undefined>,
+    /// Histogram binning, likewise.
+    pub histogram: Result<ProbOutcome, Undefined>,
+    /// Inductive Venn–Abers, likewise.
+    pub venn_abers: Result<ProbOutcome, Undefined>,
     /// Probability input holding exact 0s or 1s: `ln 1e-15` becomes a fake logit and
     /// temperature scaling is ill-posed.
     pub exact_zero_one_probabilities: bool,
@@ -469,6 +477,18 @@ pub fn fit_maps_on(
         one_vs_rest(set, &scores, split, fit_platt),
         one_vs_rest(set, &scores, split, fit_isotonic),
     ))
+}
+
+/// Platt alone, as [`fit_maps_on`] fits it (for a caller that times each map).
+pub fn fit_platt_on(set: &PredictionSet, split: &Split) -> Option<MapOutcome<PlattFit>> {
+    let scores = FitScores::of(set)?;
+    (!split.calibration.is_empty()).then(|| one_vs_rest(set, &scores, split, fit_platt))
+}
+
+/// Isotonic alone, as [`fit_maps_on`] fits it.
+pub fn fit_isotonic_on(set: &PredictionSet, split: &Split) -> Option<MapOutcome<IsotonicFit>> {
+    let scores = FitScores::of(set)?;
+    (!split.calibration.is_empty()).then(|| one_vs_rest(set, &scores, split, fit_isotonic))
 }
 
 /// Fits `fit` one-vs-rest (binary: once, on `s`) on the calibration split and maps

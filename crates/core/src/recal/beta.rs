@@ -132,51 +132,84 @@ struct Fitted {
     converged: bool,
 }
 
-/// `sum_i [softplus(f_i) - y_i f_i] + (w1^2 + w2^2) / (2 C)`, `f_i = w1 x1 + w2 x2 + c`.
-fn objective(x: &[(f64, f64)], y: &[bool], w: &[f64; 3]) -> f64 {
-    let mut sum = Sum::new();
-    for (&(x1, x2), &yi) in x.iter().zip(y) {
-        let f = w[0] * x1 + w[1] * x2 + w[2];
-        // softplus(f) - y f = softplus(-f) for a positive, softplus(f) for a negative
-        let g = if yi { -f } else { f };
-        sum.add(g.max(0.0) + (-g.abs()).exp().ln_1p());
-    }
-    sum.value() + (w[0] * w[0] + w[1] * w[1]) / (2.0 * C)
+/// The data part of the objective at `w` and its derivatives, from one pass over the
+/// rows (one `exp` and one `ln_1p` per row): `loss = sum_i [softplus(f_i) - y_i f_i]`,
+/// `f_i = w1 x1 + w2 x2 + c`, its gradient (with the sum of the terms' absolute values,
+/// the scale of the convergence test) and its Hessian.
+struct Pass {
+    loss: f64,
+    grad: [f64; 3],
+    scale: [f64; 3],
+    hessian: [[f64; 3]; 3],
 }
 
-/// Newton's method with step halving on [`objective`] over the weights marked in
-/// `active` and the intercept, from zero.
+fn pass(x: &[(f64, f64)], y: &[bool], w: &[f64; 3]) -> Pass {
+    let mut loss = Sum::new();
+    let mut g = [Sum::new(), Sum::new(), Sum::new()];
+    let mut h = [[0.0f64; 3]; 3];
+    let mut scale = [0.0f64; 3];
+    for (&(x1, x2), &yi) in x.iter().zip(y) {
+        let f = w[0] * x1 + w[1] * x2 + w[2];
+        // e = exp(-|f|): sigmoid(f) and sigmoid(-f) without cancellation, and
+        // softplus(f) - y f = softplus(-f) for a positive, softplus(f) for a negative,
+        // both max(g, 0) + ln(1 + e) with |g| = |f|
+        let e = (-f.abs()).exp();
+        let inv = 1.0 / (1.0 + e);
+        let (p, q) = if f >= 0.0 {
+            (inv, e * inv)
+        } else {
+            (e * inv, inv)
+        };
+        let gi = if yi { -f } else { f };
+        loss.add(gi.max(0.0) + e.ln_1p());
+        let d = if yi { -q } else { p };
+        let curvature = p * q;
+        let v = [x1, x2, 1.0];
+        for j in 0..3 {
+            g[j].add(d * v[j]);
+            scale[j] += (d * v[j]).abs();
+            for k in j..3 {
+                h[j][k] += curvature * v[j] * v[k];
+            }
+        }
+    }
+    for j in 0..3 {
+        for k in 0..j {
+            h[j][k] = h[k][j];
+        }
+    }
+    Pass {
+        loss: loss.value(),
+        grad: [g[0].value(), g[1].value(), g[2].value()],
+        scale,
+        hessian: h,
+    }
+}
+
+/// The weights' penalty `(w1^2 + w2^2) / (2 C)`.
+fn penalty(w: &[f64; 3]) -> f64 {
+    (w[0] * w[0] + w[1] * w[1]) / (2.0 * C)
+}
+
+/// Newton's method with step halving on `loss + penalty` over the weights marked in
+/// `active` and the intercept, from zero. Each iteration is one [`pass`] at the
+/// candidate point (its loss decides the step, its derivatives give the next one).
 fn newton(x: &[(f64, f64)], y: &[bool], active: [bool; 2]) -> Fitted {
     let mut w = [0.0f64; 3];
-    let mut fx = objective(x, y, &w);
+    let mut at = pass(x, y, &w);
+    let mut fx = at.loss + penalty(&w);
     // indices of the free parameters (active weights, then the intercept)
     let free: Vec<usize> = (0..2).filter(|&j| active[j]).chain([2]).collect();
     for iteration in 0..MAX_ITERATIONS {
-        let mut g = [Sum::new(), Sum::new(), Sum::new()];
-        let mut h = [[0.0f64; 3]; 3];
-        let mut scale = [0.0f64; 3];
-        for (&(x1, x2), &yi) in x.iter().zip(y) {
-            let f = w[0] * x1 + w[1] * x2 + w[2];
-            let p = sigmoid(f);
-            let d = if yi { -sigmoid(-f) } else { p };
-            let v = [x1, x2, 1.0];
-            let curvature = p * sigmoid(-f);
-            for j in 0..3 {
-                g[j].add(d * v[j]);
-                scale[j] += (d * v[j]).abs();
-                for k in 0..3 {
-                    h[j][k] += curvature * v[j] * v[k];
-                }
-            }
-        }
-        let mut grad = [g[0].value(), g[1].value(), g[2].value()];
+        let mut grad = at.grad;
+        let mut h = at.hessian;
         for j in 0..2 {
             grad[j] += w[j] / C;
             h[j][j] += 1.0 / C;
         }
         if free
             .iter()
-            .all(|&j| grad[j].abs() <= 1e-13 * scale[j].max(f64::MIN_POSITIVE))
+            .all(|&j| grad[j].abs() <= 1e-13 * at.scale[j].max(f64::MIN_POSITIVE))
         {
             return Fitted {
                 w,
@@ -197,13 +230,15 @@ fn newton(x: &[(f64, f64)], y: &[bool], active: [bool; 2]) -> Fitted {
             for (&j, s) in free.iter().zip(&step) {
                 next[j] = w[j] - t * s;
             }
-            let f_next = objective(x, y, &next);
+            let candidate = pass(x, y, &next);
+            let f_next = candidate.loss + penalty(&next);
             if f_next <= fx {
                 let moved = free
                     .iter()
                     .any(|&j| (next[j] - w[j]).abs() > 1e-15 * (1.0 + w[j].abs()));
                 w = next;
                 fx = f_next;
+                at = candidate;
                 if !moved {
                     return Fitted {
                         w,

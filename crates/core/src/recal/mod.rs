@@ -11,6 +11,9 @@
 //!   on `z_r`);
 //! - [`isotonic`]: pool-adjacent-violators with `np.interp` prediction (binary, or
 //!   one-vs-rest on `z_r`);
+//! - [`prob_maps`]: beta calibration ([`beta`]), histogram binning ([`histogram`],
+//!   its bin count given or chosen by K-fold cross-fitting) and inductive Venn–Abers
+//!   ([`venn_abers`]) on the one-vs-rest probabilities;
 //! - helpers: the clipped logit / log of probability input ([`logit_clipped`],
 //!   [`ln_clipped`]), [`sigmoid`], [`softmax_scaled`] and the multiclass
 //!   one-vs-rest row renormalisation [`renormalize_rows`].
@@ -20,12 +23,14 @@
 pub mod apply;
 pub mod beta;
 pub mod checks;
+pub mod compare;
 pub mod first;
 pub mod golden;
 pub mod histogram;
 pub mod isotonic;
 pub mod kernel;
 pub mod platt;
+pub mod prob_maps;
 mod screen;
 mod staged;
 mod taylor;

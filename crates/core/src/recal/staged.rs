@@ -223,7 +223,9 @@ impl ScoreChecks {
 }
 
 /// The run of the three stages, `checks` being [`temperature_checks`] of them. Platt
-/// and isotonic are [`Undefined::NotComputed`] (or temperature's own reason).
+/// and isotonic are [`Undefined::NotComputed`] (or temperature's own reason), the
+/// probability maps [`Undefined::NotComputed`] (only
+/// [`super::prob_maps::fit_prob_maps`] sets them, with their own reasons).
 pub fn temperature_finish(
     start: TemperatureStart,
     before: PredictionSet,
@@ -245,6 +247,9 @@ pub fn temperature_finish(
         temperature,
         platt: Err(pending.clone()),
         isotonic: Err(pending),
+        beta: Err(Undefined::NotComputed),
+        histogram: Err(Undefined::NotComputed),
+        venn_abers: Err(Undefined::NotComputed),
         exact_zero_one_probabilities: start.exact_zero_one_probabilities,
     }
 }

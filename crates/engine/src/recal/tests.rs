@@ -94,8 +94,18 @@ fn answers_equal_the_fixtures_recalibration_sections() {
             else {
                 panic!("tables")
             };
-            assert_eq!(tables.len(), 4);
+            // before, then every method (the probability maps too)
+            assert_eq!(tables.len(), 1 + Method::ALL.len());
             assert_eq!(tables[0].set, "before");
+            // the view's ledger: a column per set, the fit times last
+            assert_eq!(view.ledger.sets.len(), 1 + Method::ALL.len());
+            assert_eq!(
+                view.ledger.lines.last().map(|l| l.key.as_str()),
+                Some("fit_ms")
+            );
+            for line in &view.ledger.lines {
+                assert_eq!(line.cells.len(), view.ledger.sets.len(), "{}", line.key);
+            }
             let n_eval = want["split"]["n_eval"].as_u64().unwrap() as usize;
             if n_eval > 0 {
                 assert_eq!(
