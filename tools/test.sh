@@ -31,6 +31,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "native tests (unit, property, fixtures, CLI, the worker's engine, doctests)"
 cargo test --workspace --locked --release
 
+step "SQL engine: calibscope sql's query run by DuckDB (pinned, pip-installed into a throwaway venv; ~1 min on a fresh machine)"
+CALIBSCOPE_SQL_ENGINES=1 cargo test --locked --release -p calibscope-cli --test sql_engines
+
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 step "wasm32 target"
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \

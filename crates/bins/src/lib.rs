@@ -178,7 +178,8 @@ impl ModelAggregate {
             weight: g.risk.weight + o.risk.weight,
         };
         if g.confusion.len() < o.confusion.len() {
-            g.confusion.resize(o.confusion.len(), ClassConfusion::default());
+            g.confusion
+                .resize(o.confusion.len(), ClassConfusion::default());
         }
         for (a, b) in g.confusion.iter_mut().zip(&o.confusion) {
             for j in 0..3 {
@@ -365,7 +366,10 @@ impl ModelBuilder {
             Some(v) => reading::top_labels_of(v),
             None => reading::top_labels(set),
         };
-        let conf = self.readings.get_mut(&ReadingKey::Confidence).expect("made in new");
+        let conf = self
+            .readings
+            .get_mut(&ReadingKey::Confidence)
+            .expect("made in new");
         for (&c, &z) in top.confidence.iter().zip(&top.correct) {
             conf.add(c, z);
             self.risk.add(c, z);

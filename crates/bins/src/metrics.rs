@@ -170,7 +170,11 @@ impl GridReading {
 
     /// `Σ (u - o)²` over the reading.
     fn sum_sq(&self) -> f64 {
-        self.cells.iter().map(|(_, c)| c.sum_sq).collect::<Sum>().value()
+        self.cells
+            .iter()
+            .map(|(_, c)| c.sum_sq)
+            .collect::<Sum>()
+            .value()
     }
 }
 
@@ -217,7 +221,12 @@ struct ReadingTables {
     bounds: Vec<(Binning, usize, Option<f64>)>,
 }
 
-fn reading_tables(grid: &GridReading, m_values: &[usize], reliability_m: Option<usize>, alpha: f64) -> ReadingTables {
+fn reading_tables(
+    grid: &GridReading,
+    m_values: &[usize],
+    reliability_m: Option<usize>,
+    alpha: f64,
+) -> ReadingTables {
     let n = grid.n as usize;
     let mut tables = Vec::new();
     let mut bounds = Vec::new();
@@ -231,7 +240,11 @@ fn reading_tables(grid: &GridReading, m_values: &[usize], reliability_m: Option<
             };
             tables.push((binning, m, source.binned_metrics(binning, m)));
             let exact = placed.straddling == 0;
-            bounds.push((binning, m, (!exact).then(|| 2.0 * placed.moved / n.max(1) as f64)));
+            bounds.push((
+                binning,
+                m,
+                (!exact).then(|| 2.0 * placed.moved / n.max(1) as f64),
+            ));
             if reliability_m == Some(m) && exact {
                 reliability.push((binning, reliability_table(&source, binning, m, alpha)));
             }
@@ -265,7 +278,12 @@ pub struct AggregateAudit {
 /// Audits one model's aggregate at the bin counts `m_values` (each ≥ 1), with
 /// reliability tables at `reliability_m` (when exact) and Clopper–Pearson level
 /// `1 - alpha`.
-pub fn audit(model: &ModelAggregate, m_values: &[usize], reliability_m: usize, alpha: f64) -> AggregateAudit {
+pub fn audit(
+    model: &ModelAggregate,
+    m_values: &[usize],
+    reliability_m: usize,
+    alpha: f64,
+) -> AggregateAudit {
     let g = &model.globals;
     let n = g.risk.n;
     let mut bounds = BTreeMap::new();
@@ -402,19 +420,36 @@ impl AggregateAudit {
         }
         out.push(exact("readings.confidence.brier", a.confidence.brier));
         let bound = |key: ReadingKey, b: Binning, m: usize| {
-            self.bounds.get(&(key, b, m)).copied().unwrap_or(Some(f64::INFINITY))
+            self.bounds
+                .get(&(key, b, m))
+                .copied()
+                .unwrap_or(Some(f64::INFINITY))
         };
         for (b, m, t) in &a.confidence.tables {
             let prefix = format!("readings.confidence.{}.{m}", b.name());
             let conf = Some((t.ece, a.confce_corr(*b, *m)));
-            table_values(&mut out, &prefix, t, a.confidence.brier, bound(ReadingKey::Confidence, *b, *m), conf);
+            table_values(
+                &mut out,
+                &prefix,
+                t,
+                a.confidence.brier,
+                bound(ReadingKey::Confidence, *b, *m),
+                conf,
+            );
         }
         if let Some(pos) = a.positive() {
             out.push(exact("binning_free.brier_positive", pos.brier));
             out.push(exact("readings.positive.brier", pos.brier));
             for (b, m, t) in &pos.tables {
                 let prefix = format!("readings.positive.{}.{m}", b.name());
-                table_values(&mut out, &prefix, t, pos.brier, bound(ReadingKey::Class(1), *b, *m), None);
+                table_values(
+                    &mut out,
+                    &prefix,
+                    t,
+                    pos.brier,
+                    bound(ReadingKey::Class(1), *b, *m),
+                    None,
+                );
             }
         }
         if !a.classes.is_empty() {
@@ -424,7 +459,9 @@ impl AggregateAudit {
                     .collect();
                 let all_exact = per.iter().all(Option::is_none);
                 let mean_bound = per.iter().map(|x| x.unwrap_or(0.0)).sum::<f64>() / a.k as f64;
-                let Some(cw) = a.classwise(*b, *m) else { continue };
+                let Some(cw) = a.classwise(*b, *m) else {
+                    continue;
+                };
                 let prefix = format!("readings.classwise.{}.{m}", b.name());
                 out.push(Value {
                     path: format!("{prefix}.cwece"),

@@ -244,9 +244,15 @@ pub fn query(spec: &QuerySpec) -> Result<String, String> {
                 inner = format!("SELECT * FROM ({stage1}) s1");
                 ps = (0..k).map(|r| format!("s{r} AS p{r}")).collect();
                 let py: Vec<String> = (0..k).map(|r| format!("WHEN {r} THEN s{r}")).collect();
-                nll = format!("-LN({})", clip(&format!("CASE y {} END", py.join(" ")), &nlo, &nhi));
+                nll = format!(
+                    "-LN({})",
+                    clip(&format!("CASE y {} END", py.join(" ")), &nlo, &nhi)
+                );
             }
-            format!("SELECT model, y, {}, {nll} AS nll FROM ({inner}) s2i", ps.join(", "))
+            format!(
+                "SELECT model, y, {}, {nll} AS nll FROM ({inner}) s2i",
+                ps.join(", ")
+            )
         }
     };
     // stage 3: the top label (yhat, c), z, the brier and the clipped confidence
@@ -296,7 +302,11 @@ pub fn query(spec: &QuerySpec) -> Result<String, String> {
     let conf_only = |x: &str| format!("CASE WHEN r = -1 THEN {x} ELSE 0 END");
     let class_flag = |cond: &str| format!("CASE WHEN r >= 0 AND {cond} THEN 1 ELSE 0 END");
     let class_w = |cond: &str| format!("CASE WHEN r >= 0 AND {cond} THEN cc ELSE 0 END");
-    let (tp, fp, fn_) = ("yhat = r AND y = r", "yhat = r AND y <> r", "yhat <> y AND y = r");
+    let (tp, fp, fn_) = (
+        "yhat = r AND y = r",
+        "yhat = r AND y <> r",
+        "yhat <> y AND y = r",
+    );
     let cell = {
         let x = format!("u * {}", d.lit(GRID as f64));
         let tol = d.lit(EDGE_TOLERANCE * GRID as f64);
@@ -334,9 +344,23 @@ FROM (SELECT *, {cc} AS cc FROM ({stage3}) s3) t CROSS JOIN {}",
         d.readings(with_classes),
     );
     let sums = [
-        "nll", "brier_mc", "csr_wrong", "csr_odds", "cw_weight", "cw_correct", "tp", "fp", "fn", "cw_tp", "cw_fp", "cw_fn",
+        "nll",
+        "brier_mc",
+        "csr_wrong",
+        "csr_odds",
+        "cw_weight",
+        "cw_correct",
+        "tp",
+        "fp",
+        "fn",
+        "cw_tp",
+        "cw_fp",
+        "cw_fn",
     ];
-    let sums: Vec<String> = sums.iter().map(|c| format!("SUM({c}) AS {}", q(c))).collect();
+    let sums: Vec<String> = sums
+        .iter()
+        .map(|c| format!("SUM({c}) AS {}", q(c)))
+        .collect();
     Ok(format!(
         "-- {FORMAT}: calibscope's aggregate of {table} (one pass; GROUP BY model, reading, class, cell)\n\
 SELECT '{FORMAT}' AS format, model, '{kind}' AS kind, {k_expr} AS k, reading, class, cell,\n  \

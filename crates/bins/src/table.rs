@@ -21,8 +21,7 @@
 //! keys ([`Aggregate::merge`]).
 
 use crate::{
-    Aggregate, Cell, ClassConfusion, Globals, ModelAggregate, ReadingKey, CLASS_LIMIT, FORMAT,
-    GRID,
+    Aggregate, Cell, ClassConfusion, Globals, ModelAggregate, ReadingKey, CLASS_LIMIT, FORMAT, GRID,
 };
 use calibscope_core::beyond::RiskSums;
 use calibscope_core::Kind;
@@ -31,9 +30,31 @@ use std::collections::BTreeMap;
 
 /// The table's columns, in the order `calibscope sql` selects them.
 pub const COLUMNS: [&str; 25] = [
-    "format", "model", "kind", "k", "reading", "class", "cell", "n", "sum_u", "sum_o", "sum_sq",
-    "min_u", "max_u", "nll", "brier_mc", "csr_wrong", "csr_odds", "cw_weight", "cw_correct", "tp",
-    "fp", "fn", "cw_tp", "cw_fp", "cw_fn",
+    "format",
+    "model",
+    "kind",
+    "k",
+    "reading",
+    "class",
+    "cell",
+    "n",
+    "sum_u",
+    "sum_o",
+    "sum_sq",
+    "min_u",
+    "max_u",
+    "nll",
+    "brier_mc",
+    "csr_wrong",
+    "csr_odds",
+    "cw_weight",
+    "cw_correct",
+    "tp",
+    "fp",
+    "fn",
+    "cw_tp",
+    "cw_fp",
+    "cw_fn",
 ];
 
 /// `binary`, `multiclass` or `toplabel`.
@@ -85,9 +106,7 @@ pub fn to_json(agg: &Aggregate) -> Value {
                     let (reading, class) = key_names(*key);
                     let rows: Vec<Value> = cells
                         .iter()
-                        .map(|(c, x)| {
-                            json!([c, x.n, x.sum_u, x.sum_o, x.sum_sq, x.min_u, x.max_u])
-                        })
+                        .map(|(c, x)| json!([c, x.n, x.sum_u, x.sum_o, x.sum_sq, x.min_u, x.max_u]))
                         .collect();
                     json!({"reading": reading, "class": class, "cells": rows})
                 })
@@ -233,7 +252,10 @@ fn from_json(text: &str) -> Result<Aggregate, String> {
                     min_u,
                     max_u,
                 };
-                cells.entry(c).and_modify(|x| x.merge(&cell)).or_insert(cell);
+                cells
+                    .entry(c)
+                    .and_modify(|x| x.merge(&cell))
+                    .or_insert(cell);
             }
         }
         let mut one = Aggregate::new();
@@ -246,9 +268,7 @@ fn from_json(text: &str) -> Result<Aggregate, String> {
 fn check_header(format: Option<&str>, at: &str) -> Result<(), String> {
     match format {
         Some(FORMAT) => Ok(()),
-        Some(other) => Err(format!(
-            "{at} is '{other}'; this version reads '{FORMAT}'"
-        )),
+        Some(other) => Err(format!("{at} is '{other}'; this version reads '{FORMAT}'")),
         None => Err(format!("{at} missing: not a {FORMAT} aggregate")),
     }
 }
@@ -372,7 +392,10 @@ fn split_line(line: &str) -> Vec<String> {
 /// order and case, integers or decimals, empty fields for NULL). Rows with the same
 /// key add up.
 fn from_csv(text: &str) -> Result<Aggregate, String> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     let (_, header) = lines.next().ok_or("empty table")?;
     let names: Vec<String> = split_line(header.trim_start_matches('\u{feff}'))
         .iter()
@@ -427,7 +450,11 @@ fn from_csv(text: &str) -> Result<Aggregate, String> {
             max_u: num(12)?,
         };
         let mut shard = ModelAggregate::new(&name, kind, k);
-        shard.readings.entry(key).or_default().insert(c as u32, cell);
+        shard
+            .readings
+            .entry(key)
+            .or_default()
+            .insert(c as u32, cell);
         match key {
             ReadingKey::Confidence => {
                 let g = &mut shard.globals;

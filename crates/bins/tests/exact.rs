@@ -89,7 +89,11 @@ fn check(set: &PredictionSet, name: &str) -> (usize, usize) {
     close(a.accuracy, want.accuracy, &format!("{name} accuracy"));
     close(a.l_conf, want.l_conf, &format!("{name} l_conf"));
     close(a.nll, want.nll, &format!("{name} nll"));
-    close(a.brier_multiclass, want.brier_multiclass, &format!("{name} brier_mc"));
+    close(
+        a.brier_multiclass,
+        want.brier_multiclass,
+        &format!("{name} brier_mc"),
+    );
     let (r, w) = (&a.risk, &want.risk);
     for (what, x, y) in [
         ("csr", r.csr, w.csr),
@@ -142,7 +146,12 @@ fn check(set: &PredictionSet, name: &str) -> (usize, usize) {
     assert_eq!(a.confusion.len(), want.confusion.len());
     for ((cw, ct), (wcw, wct)) in a.confusion.iter().zip(&want.confusion) {
         assert_eq!(ct, wct, "{name} counts");
-        for (x, y) in [(cw.tp, wcw.tp), (cw.fp, wcw.fp), (cw.fn_, wcw.fn_), (cw.tn, wcw.tn)] {
+        for (x, y) in [
+            (cw.tp, wcw.tp),
+            (cw.fp, wcw.fp),
+            (cw.fn_, wcw.fn_),
+            (cw.tn, wcw.tn),
+        ] {
             close(Some(x), Some(y), &format!("{name} cw confusion"));
         }
     }
@@ -170,11 +179,18 @@ fn every_fixture_matches_the_in_memory_audit() {
     let mut files = Vec::new();
     fixture_files(&calibscope_test_support::fixtures(), &mut files);
     files.sort();
-    assert!(files.len() >= 30, "found only {} fixture files", files.len());
+    assert!(
+        files.len() >= 30,
+        "found only {} fixture files",
+        files.len()
+    );
     let (mut sets, mut exact, mut bounded) = (0, 0, 0);
     for f in &files {
         let paths = if f.to_string_lossy().ends_with(".labels.npy") {
-            let stem = f.to_string_lossy().trim_end_matches(".labels.npy").to_string();
+            let stem = f
+                .to_string_lossy()
+                .trim_end_matches(".labels.npy")
+                .to_string();
             let partner = ["logits", "probs"]
                 .iter()
                 .map(|s| std::path::PathBuf::from(format!("{stem}.{s}.npy")))
@@ -223,7 +239,10 @@ fn random_set(seed: u64, shape: usize, n: usize) -> PredictionSet {
     match shape {
         0 => {
             let p: Vec<f64> = (0..n).map(|_| draw(&mut s)).collect();
-            let labels = p.iter().map(|&u| (next(&mut s) < u * 0.9 + 0.05) as u32).collect();
+            let labels = p
+                .iter()
+                .map(|&u| (next(&mut s) < u * 0.9 + 0.05) as u32)
+                .collect();
             PredictionSet {
                 labels,
                 scores: Scores::Column {
@@ -253,7 +272,11 @@ fn random_set(seed: u64, shape: usize, n: usize) -> PredictionSet {
                 scores: Scores::Matrix {
                     values: Values::F64(values),
                     k,
-                    source: if logits { Source::Logits } else { Source::Probs },
+                    source: if logits {
+                        Source::Logits
+                    } else {
+                        Source::Probs
+                    },
                 },
                 k,
             }
@@ -277,7 +300,11 @@ fn random_sets_match_the_in_memory_audit() {
     for seed in 0..24u64 {
         let n = [7, 300, 5_000, 150_000][(seed % 4) as usize];
         let set = random_set(seed, (seed / 4 % 4) as usize, n);
-        assert!(set.validate().is_empty(), "seed {seed}: {:?}", set.validate());
+        assert!(
+            set.validate().is_empty(),
+            "seed {seed}: {:?}",
+            set.validate()
+        );
         let (e, b) = check(&set, &format!("random seed {seed} n {n}"));
         exact += e;
         bounded += b;

@@ -27,7 +27,10 @@ fn assert_same(a: &ModelAggregate, b: &ModelAggregate) {
         );
         for (c, x) in cells {
             let y = &other[c];
-            assert_eq!((x.n, x.sum_o, x.min_u, x.max_u), (y.n, y.sum_o, y.min_u, y.max_u));
+            assert_eq!(
+                (x.n, x.sum_o, x.min_u, x.max_u),
+                (y.n, y.sum_o, y.min_u, y.max_u)
+            );
             close(x.sum_u, y.sum_u, "sum_u");
             close(x.sum_sq, y.sum_sq, "sum_sq");
         }
@@ -40,7 +43,10 @@ fn assert_same(a: &ModelAggregate, b: &ModelAggregate) {
         (g.risk.weight, h.risk.weight),
         (g.risk.weighted_correct, h.risk.weighted_correct),
         (g.nll.unwrap_or(0.0), h.nll.unwrap_or(0.0)),
-        (g.brier_multiclass.unwrap_or(0.0), h.brier_multiclass.unwrap_or(0.0)),
+        (
+            g.brier_multiclass.unwrap_or(0.0),
+            h.brier_multiclass.unwrap_or(0.0),
+        ),
     ] {
         close(x, y, "global");
     }

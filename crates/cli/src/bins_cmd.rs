@@ -5,12 +5,12 @@
 
 use crate::commands::{check_bins, input_failure, write_stdout, Failure, Outcome};
 use crate::{AuditArgs, Mapping};
-use clap::Args;
 use calibscope_bins::metrics::{audit as aggregate_audit, UNAVAILABLE};
 use calibscope_bins::sql::{query, Dialect, QuerySpec, Scores};
 use calibscope_bins::table::{is_aggregate, parse, to_csv, to_json};
 use calibscope_bins::{Aggregate, ModelBuilder};
 use calibscope_core::{PredictionSet, Source};
+use clap::Args;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -36,7 +36,12 @@ pub struct SqlArgs {
     like: Option<PathBuf>,
     /// The score columns: one binary column (P(y=1) or a logit) or one per class in
     /// class order; or one list column with --classes K.
-    #[arg(long, value_name = "COLUMNS", value_delimiter = ',', conflicts_with = "top_label")]
+    #[arg(
+        long,
+        value_name = "COLUMNS",
+        value_delimiter = ',',
+        conflicts_with = "top_label"
+    )]
     scores: Vec<String>,
     /// The number of values of the list column given by --scores.
     #[arg(long, value_name = "K")]
@@ -88,9 +93,10 @@ pub fn sql(args: SqlArgs) -> Outcome {
     if let Some(sample) = args.like.clone() {
         like(&mut args, &sample)?;
     }
-    let label = args.label.clone().ok_or_else(|| {
-        Failure::Usage("give --label COLUMN (or --like a sample file)".into())
-    })?;
+    let label = args
+        .label
+        .clone()
+        .ok_or_else(|| Failure::Usage("give --label COLUMN (or --like a sample file)".into()))?;
     let scores = match (&args.top_label[..], &args.scores[..], args.classes) {
         ([pred, conf], [], None) => Scores::TopLabel(pred.clone(), conf.clone()),
         ([], [list], Some(k)) => Scores::List(list.clone(), k),
@@ -108,7 +114,10 @@ pub fn sql(args: SqlArgs) -> Outcome {
         scores,
         logits: args.logits,
         model_column: args.model_column.clone(),
-        model_name: args.model_name.clone().unwrap_or_else(|| args.table.clone()),
+        model_name: args
+            .model_name
+            .clone()
+            .unwrap_or_else(|| args.table.clone()),
     };
     let text = query(&spec).map_err(Failure::Usage)?;
     write_stdout(&text)
@@ -207,7 +216,11 @@ fn check_valid(set: &PredictionSet, at: &str) -> Outcome {
 
 /// A text table (CSV/TSV, not compressed) read in chunks of [`CHUNK_ROWS`] rows,
 /// each parsed by calibscope-io with the header prepended.
-fn add_text_file(builders: &mut Builders, path: &Path, options: &calibscope_io::Options) -> Outcome {
+fn add_text_file(
+    builders: &mut Builders,
+    path: &Path,
+    options: &calibscope_io::Options,
+) -> Outcome {
     let name = path.to_string_lossy().to_string();
     let file = std::fs::File::open(path)
         .map_err(|e| Failure::Input(format!("calibscope: {name}: {e}")))?;
@@ -315,7 +328,13 @@ pub fn audit(args: &AuditArgs) -> Outcome {
     for m in agg.models.values() {
         let a = aggregate_audit(m, &args.bins, args.bins[0], args.bootstrap.alpha);
         let values = a.values();
-        text.push_str(&format!("\n## {} ({}, k = {}, n = {})\n\n| value | | |\n|---|---|---|\n", m.model, calibscope_bins::table::kind_name(m.kind), m.k, m.n()));
+        text.push_str(&format!(
+            "\n## {} ({}, k = {}, n = {})\n\n| value | | |\n|---|---|---|\n",
+            m.model,
+            calibscope_bins::table::kind_name(m.kind),
+            m.k,
+            m.n()
+        ));
         for v in &values {
             let shown = v.value.map_or("undefined".to_string(), |x| x.to_string());
             let how = v.bound.map_or("exact".to_string(), |b| format!("± {b:e}"));

@@ -19,7 +19,10 @@ fn cli() -> PathBuf {
 }
 
 fn run_json(args: &[&str]) -> Value {
-    let out = Command::new(cli()).args(args).output().expect("run calibscope");
+    let out = Command::new(cli())
+        .args(args)
+        .output()
+        .expect("run calibscope");
     assert!(
         out.status.success(),
         "calibscope {args:?}: {}",
@@ -50,7 +53,10 @@ fn lookup<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
     let mut v = doc;
     for part in path.split('.') {
         let (key, index) = match part.find('[') {
-            Some(i) => (&part[..i], part[i + 1..part.len() - 1].parse::<usize>().ok()),
+            Some(i) => (
+                &part[..i],
+                part[i + 1..part.len() - 1].parse::<usize>().ok(),
+            ),
             None => (part, None),
         };
         v = v.get(key)?;
@@ -74,7 +80,10 @@ fn compare(agg: &Value, file_doc: &Value, what: &str) -> (usize, Vec<String>) {
         } else {
             file_doc
         };
-        assert!(!base.is_null(), "{what}: model {name} not in the file's audit");
+        assert!(
+            !base.is_null(),
+            "{what}: model {name} not in the file's audit"
+        );
         for v in m["values"].as_array().unwrap() {
             let path = v["path"].as_str().unwrap();
             let Some(want) = lookup(base, path) else {
@@ -89,7 +98,9 @@ fn compare(agg: &Value, file_doc: &Value, what: &str) -> (usize, Vec<String>) {
                 (Some(a), Some(b), Some(bound)) => (a - b).abs() <= bound * (1.0 + 1e-9) + 1e-12,
                 (Some(a), Some(b), None) => {
                     let tol = if path.ends_with(".gain") {
-                        let acc = lookup(base, "beyond_ece.acc").and_then(Value::as_f64).unwrap_or(0.0);
+                        let acc = lookup(base, "beyond_ece.acc")
+                            .and_then(Value::as_f64)
+                            .unwrap_or(0.0);
                         1e-12 / (1.0 - acc).max(1e-300) * 4.0
                     } else {
                         1e-12 * a.abs().max(b.abs()) + 1e-14
@@ -100,7 +111,10 @@ fn compare(agg: &Value, file_doc: &Value, what: &str) -> (usize, Vec<String>) {
                 _ => false,
             };
             if !ok {
-                problems.push(format!("{what} {name} {path}: aggregate {got:?} vs file {want:?} (bound {})", v["bound"]));
+                problems.push(format!(
+                    "{what} {name} {path}: aggregate {got:?} vs file {want:?} (bound {})",
+                    v["bound"]
+                ));
             }
         }
     }
@@ -108,12 +122,26 @@ fn compare(agg: &Value, file_doc: &Value, what: &str) -> (usize, Vec<String>) {
 }
 
 fn file_audit(file: &Path) -> Value {
-    run_json(&["audit", file.to_str().unwrap(), "--json", "--bootstrap", "0", "--no-recalibration", "--bins", BINS])
+    run_json(&[
+        "audit",
+        file.to_str().unwrap(),
+        "--json",
+        "--bootstrap",
+        "0",
+        "--no-recalibration",
+        "--bins",
+        BINS,
+    ])
 }
 
 fn agg_audit(agg: &Path) -> Value {
     let v = run_json(&["audit", agg.to_str().unwrap(), "--json", "--bins", BINS]);
-    assert_eq!(v["format"], "calibscope-bins-audit/1", "{}: not read as an aggregate", agg.display());
+    assert_eq!(
+        v["format"],
+        "calibscope-bins-audit/1",
+        "{}: not read as an aggregate",
+        agg.display()
+    );
     v
 }
 
@@ -126,17 +154,31 @@ fn calibscope_aggregate_of_each_fixture_audits_like_the_file() {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
         for (form, ext) in [(None, "json"), (Some("--csv"), "csv")] {
             let out = dir.join(format!("{stem}.agg.{ext}"));
-            let mut args = vec!["aggregate", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+            let mut args = vec![
+                "aggregate",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ];
             args.extend(form);
             let status = Command::new(cli()).args(&args).status().unwrap();
             assert!(status.success(), "aggregate {}", file.display());
-            let (c, p) = compare(&agg_audit(&out), &file_audit(&file), &format!("{stem}.{ext}"));
+            let (c, p) = compare(
+                &agg_audit(&out),
+                &file_audit(&file),
+                &format!("{stem}.{ext}"),
+            );
             compared += c;
             problems.extend(p);
         }
     }
     std::fs::remove_dir_all(&dir).ok();
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     assert!(compared > 5000, "only {compared} values compared");
     eprintln!("{compared} values compared");
 }
@@ -157,16 +199,31 @@ fn duckdb_runs_the_query_and_its_result_audits_like_the_file() {
         .env("CALIBSCOPE_CLI", cli())
         .status()
         .expect("bash");
-    assert!(status.success(), "bench/sql_engines.sh failed (is python3 with venv and pip available?)");
+    assert!(
+        status.success(),
+        "bench/sql_engines.sh failed (is python3 with venv and pip available?)"
+    );
     let (mut compared, mut problems) = (0, Vec::new());
     for file in &files {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
         let result = out.join(format!("{stem}.agg.csv"));
-        let (c, p) = compare(&agg_audit(&result), &file_audit(file), &format!("duckdb {stem}"));
+        let (c, p) = compare(
+            &agg_audit(&result),
+            &file_audit(file),
+            &format!("duckdb {stem}"),
+        );
         compared += c;
         problems.extend(p);
     }
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     assert!(compared > 2000, "only {compared} values compared");
-    eprintln!("duckdb: {compared} values compared on {} files", files.len());
+    eprintln!(
+        "duckdb: {compared} values compared on {} files",
+        files.len()
+    );
 }
