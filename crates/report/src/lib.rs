@@ -212,6 +212,9 @@ fn rows_path(prefix: &[&str], binning: Binning) -> (String, Vec<String>) {
     (path, segments)
 }
 
+/// The width the report's charts are drawn at, in SVG units.
+pub const REPORT_CHART_W: u32 = 400;
+
 /// The reliability diagrams (SVG) of the confidence reading at [`REPORT_M`] bins,
 /// equal-width then equal-mass, from the record's tables.
 pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
@@ -220,9 +223,15 @@ pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
         .map(|binning| {
             let (_, segments) = rows_path(prefix, binning);
             let bins = bins_of(lookup(tables, &segments), binning);
+            // drawn 400 units wide: ~1.1x on a desktop's two-column figures,
+            // ~0.85x on a phone, so its 13-unit text stays above 11 CSS px
+            let opt = calibscope_charts::Options {
+                width: REPORT_CHART_W,
+                ..calibscope_charts::Options::default()
+            };
             (
                 binning.name(),
-                calibscope_charts::reliability(&bins, "confidence").svg,
+                calibscope_charts::reliability_with(&bins, &opt).svg,
             )
         })
         .collect()
