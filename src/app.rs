@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::audit::explorer::{Explorer, Tables};
 use crate::audit::overview::Overview;
+use crate::audit::verdict::Verdicts;
 use crate::client::{idle, Client};
 use crate::flips::state::FlipsState;
 use crate::flips::Flips;
@@ -90,7 +91,7 @@ fn App() -> impl IntoView {
             <MappingPanel/>
             <ViewNav/>
             {move || match store.view.get() {
-                View::Audit => view! { <Overview/><Explorer/> }.into_any(),
+                View::Audit => view! { <Verdicts/><Explorer/><Overview/> }.into_any(),
                 View::Flips => view! { <Flips/> }.into_any(),
                 View::Recalibrate => view! { <Recalibrate/> }.into_any(),
                 View::Learn => view! { <Learn/> }.into_any(),

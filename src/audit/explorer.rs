@@ -11,10 +11,10 @@ use calibscope_core::Kind;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::audit::binning_free::{BinningFree, BinningFreeChart, Diagram};
 use crate::client::call::{Call, Mode};
 use crate::client::{Client, Reply, Request};
 use crate::page::store::{Computed, Store};
-use crate::audit::binning_free::{BinningFree, BinningFreeChart, Diagram};
 use crate::shared::chart;
 use crate::shared::widgets::{binning_toggle, copy_to_clipboard, m_slider, model_select, num_view};
 
@@ -233,6 +233,27 @@ pub fn Explorer() -> impl IntoView {
         Some(view! {
             <section class="explorer" id="explorer" aria-labelledby="explorer-title">
                 <h2 id="explorer-title">"Reliability"</h2>
+                {move || (bf.diagram.get() != Diagram::Binned).then(|| view! { <BinningFreeChart/> })}
+                <div class="chart-wrap" hidden=move || bf.diagram.get() != Diagram::Binned>
+                    <div class="chart" tabindex="0" role="img" id="chart"
+                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
+                        on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
+                        on:blur=move |_| active.set(None)>
+                        <div class="svg" node_ref=svg_box inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
+                        <svg class="overlay" viewBox=move || drawn.with(|d| d.as_ref().map_or(format!("0 0 {} {}", chart::W, chart::H), |d| format!("0 0 {} {}", d.w, d.h))) aria-hidden="true">
+                            {move || {
+                                let i = active.get()?;
+                                let (b, top, bottom) = drawn.with(|d| d.as_ref().and_then(|d| Some((d.bins.get(i).copied()?, d.y_top, d.y_bottom))))?;
+                                Some(view! {
+                                    <rect class="hl" x=b.x0.to_string() y=top.to_string() width=(b.x1 - b.x0).max(2.0).to_string() height=(bottom - top).to_string()></rect>
+                                    <circle class="hl-point" cx=b.cx.to_string() cy=b.cy.to_string() r="6"></circle>
+                                })
+                            }}
+                        </svg>
+                        <Tooltip active=active drawn=drawn/>
+                    </div>
+                    <p class="legend">"The whiskers are 95% Clopper–Pearson intervals of each bin's accuracy. The strip under the diagram counts the samples per bin, on a log scale when the counts differ more than 20-fold (automatic). When the bins are narrower than 8 pixels only the bars are drawn."</p>
+                </div>
                 <div class="controls" role="group" aria-label="Reliability diagram settings">
                     {model_select}
                     <label>"Reading "
@@ -284,27 +305,6 @@ pub fn Explorer() -> impl IntoView {
                                 }/>
                         </label>
                     </div>
-                </div>
-                {move || (bf.diagram.get() != Diagram::Binned).then(|| view! { <BinningFreeChart/> })}
-                <div class="chart-wrap" hidden=move || bf.diagram.get() != Diagram::Binned>
-                    <div class="chart" tabindex="0" role="img" id="chart"
-                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
-                        on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
-                        on:blur=move |_| active.set(None)>
-                        <div class="svg" node_ref=svg_box inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
-                        <svg class="overlay" viewBox=move || drawn.with(|d| d.as_ref().map_or(format!("0 0 {} {}", chart::W, chart::H), |d| format!("0 0 {} {}", d.w, d.h))) aria-hidden="true">
-                            {move || {
-                                let i = active.get()?;
-                                let (b, top, bottom) = drawn.with(|d| d.as_ref().and_then(|d| Some((d.bins.get(i).copied()?, d.y_top, d.y_bottom))))?;
-                                Some(view! {
-                                    <rect class="hl" x=b.x0.to_string() y=top.to_string() width=(b.x1 - b.x0).max(2.0).to_string() height=(bottom - top).to_string()></rect>
-                                    <circle class="hl-point" cx=b.cx.to_string() cy=b.cy.to_string() r="6"></circle>
-                                })
-                            }}
-                        </svg>
-                        <Tooltip active=active drawn=drawn/>
-                    </div>
-                    <p class="legend">"The whiskers are 95% Clopper–Pearson intervals of each bin's accuracy. The strip under the diagram counts the samples per bin, on a log scale when the counts differ more than 20-fold (automatic). When the bins are narrower than 8 pixels only the bars are drawn."</p>
                 </div>
                 {move || tables.error.get().map(|e| view! { <p class="notice error" role="alert" id="explorer-error">{e.message}</p> })}
                 <EceFamily/>

@@ -55,6 +55,11 @@ fn overview_paths(kind: Kind, m: usize) -> Vec<(&'static str, String)> {
         // not in the audit: mean confidence (from the confidence reliability table)
         // minus accuracy, with the calibration badge
         ("conf_gap", CONF_GAP.into()),
+        ("smece", "readings.confidence.smece".into()),
+        (
+            "ece_l2",
+            format!("readings.confidence.width.{m}.ece_l2_debiased"),
+        ),
         ("cwa", "beyond_ece.cwa".into()),
         ("gain", "beyond_ece.gain".into()),
         (
@@ -66,6 +71,47 @@ fn overview_paths(kind: Kind, m: usize) -> Vec<(&'static str, String)> {
             },
         ),
     ]
+}
+
+/// The columns shown until the user chooses others: what answers "is it calibrated,
+/// and how well does it rank" (every other column stays in the table, hidden).
+const DEFAULT_COLUMNS: [&str; 6] = ["accuracy", "conf_gap", "ece_width", "smece", "brier", "auc"];
+
+/// Values of the audit's second stage: absent (not undefined) until it arrives.
+const SECOND_STAGE: [&str; 2] = ["smece", "ece_l2"];
+
+/// The bootstrap interval of the value at `path` (a confidence reading's binned
+/// metric), as `(data-metric path, [lo, hi])`: the reading's `intervals` object is
+/// keyed by the path below the reading (`width.15.ece`), so the data-metric is
+/// `readings.confidence.intervals.width.15.ece` and its data-value the JSON pair.
+fn interval_of<'a>(
+    audit: &'a serde_json::Value,
+    path: &str,
+) -> Option<(String, &'a serde_json::Value)> {
+    let key = path.strip_prefix("readings.confidence.")?;
+    let pair = audit["readings"]["confidence"]["intervals"].get(key)?;
+    Some((format!("readings.confidence.intervals.{key}"), pair))
+}
+
+/// The interval after a number: `[lo, hi]` in small type, the level on hover.
+fn interval_view(prefix: &str, audit: &serde_json::Value, path: &str) -> Option<AnyView> {
+    let (metric, pair) = interval_of(audit, path)?;
+    let (lo, hi) = (pair[0].as_f64(), pair[1].as_f64());
+    let text = match (lo, hi) {
+        (Some(lo), Some(hi)) => format!(
+            "[{}, {}]",
+            crate::shared::numfmt::display(Some(lo)),
+            crate::shared::numfmt::display(Some(hi))
+        ),
+        _ => "[undefined]".into(),
+    };
+    Some(
+        view! {
+            <span class="ci" data-metric=format!("{prefix}{metric}") data-value=pair.to_string()
+                title="95 % bootstrap interval (1,000 resamples of the rows)">{text}</span>
+        }
+        .into_any(),
+    )
 }
 
 /// The `data-metric` path of the overview's mean confidence − accuracy (derived by
@@ -83,11 +129,40 @@ fn conf_gap(audit: &serde_json::Value) -> Option<f64> {
 #[component]
 pub fn Overview() -> impl IntoView {
     let store = expect_context::<Store>();
+    let shown = RwSignal::new(DEFAULT_COLUMNS.to_vec());
+    let is_shown = move |key: &'static str| shown.with(|s| s.contains(&key));
     move || {
         let s = store.summary.get()?;
         let m = s.m_overview;
         let cols = overview_paths(s.kind, m);
-        let headers = cols.iter().map(|(k, _)| help_header(k)).collect_view();
+        let headers = cols
+            .iter()
+            .map(|(k, _)| {
+                let k = *k;
+                help_header(k, Signal::derive(move || !is_shown(k)))
+            })
+            .collect_view();
+        let chooser = cols
+            .iter()
+            .map(|(k, _)| {
+                let k = *k;
+                let toggle = move |_| {
+                    shown.update(|s| {
+                        if let Some(i) = s.iter().position(|x| *x == k) {
+                            s.remove(i);
+                        } else {
+                            s.push(k);
+                        }
+                    })
+                };
+                view! {
+                    <label class="column-choice">
+                        <input type="checkbox" data-column=k prop:checked=move || is_shown(k) on:change=toggle/>
+                        " " {text::metric(k).label}
+                    </label>
+                }
+            })
+            .collect_view();
         // read in place: no copy of every model's audit JSON on each render
         let rows = store.audits.with(|audits| {
                 audits
@@ -105,7 +180,12 @@ pub fn Overview() -> impl IntoView {
                             } else {
                                 get_path(audit, path).and_then(|v| v.as_f64())
                             };
-                            let cell = num_view(format!("{prefix}{path}"), v, d.undefined);
+                            let pending = SECOND_STAGE.contains(key) && get_path(audit, path).is_none();
+                            let cell = if pending {
+                                view! { <span class="pending" title="computed with the bootstrap, in a moment">"…"</span> }.into_any()
+                            } else {
+                                num_view(format!("{prefix}{path}"), v, d.undefined)
+                            };
                             let extra = match *key {
                                 "csr" => {
                                     let sp = "beyond_ece.sigma_csr";
@@ -131,9 +211,10 @@ pub fn Overview() -> impl IntoView {
                                         view! { <span class=class data-badge=label data-metric=metric data-value=value>{text}</span> }.into_any()
                                     })
                                 }
-                                _ => None,
+                                _ => interval_view(&prefix, audit, path),
                             };
-                            view! { <td>{cell}{extra}</td> }
+                            let key = *key;
+                            view! { <td hidden=move || !is_shown(key)>{cell}{extra}</td> }
                         })
                         .collect_view();
                     let select = move |_| {
@@ -153,7 +234,11 @@ pub fn Overview() -> impl IntoView {
         Some(view! {
             <section class="overview" id="overview" aria-labelledby="overview-title">
                 <h2 id="overview-title">"Overview"</h2>
-                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "). Hover or focus a heading for its meaning."</p>
+                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "); in brackets, 95 % bootstrap intervals. Hover or focus a heading for its meaning."</p>
+                <details class="columns">
+                    <summary>"Choose columns"</summary>
+                    <div class="column-choices">{chooser}</div>
+                </details>
                 <div class="scroll" tabindex="0">
                     <table class="metrics">
                         <thead><tr><th scope="col">"Model"</th>{headers}</tr></thead>

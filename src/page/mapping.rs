@@ -132,11 +132,31 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
     } else {
         s.class_names.join(", ")
     };
+    // one line (the verdict and the diagram come first on a screen); the rest behind
+    // a disclosure, open when the file failed
+    let line = format!(
+        "{} · {} · n = {} · {} · {}{}",
+        s.files.join(" + "),
+        s.format,
+        s.n,
+        s.kind.name(),
+        s.source.name(),
+        if s.models.len() > 1 {
+            format!(" · {} models", s.models.len())
+        } else {
+            String::new()
+        }
+    );
     view! {
         <section class="mapping" id="mapping" aria-labelledby="mapping-title" class:failed=is_failed>
-            <h2 id="mapping-title">{if is_failed { "What was read from the file that failed" } else { "What was read" }}</h2>
+            <div class="read-line">
+                <h2 id="mapping-title">{if is_failed { "What was read from the file that failed" } else { "What was read" }}</h2>
+                <span class="read-summary">{line}</span>
+            </div>
             {question.map(question_view)}
             {is_failed.then(|| view! { <p class="note">"Not loaded because of the errors above; correct the mapping below if a column was taken for the wrong thing."</p> })}
+            <details class="read-details" open=is_failed>
+            <summary>"Columns, classes, models and how the file was read"</summary>
             <dl class="detected">
                 {field("file", "File", s.files.join(" + "))}
                 {field("format", "Format", s.format.clone())}
@@ -152,7 +172,8 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
                 {field("id_column", "Id column", s.id_column.clone().unwrap_or_else(|| "none".into()))}
                 {field("ignored", "Ignored columns", if s.ignored.is_empty() { "none".into() } else { s.ignored.join(", ") })}
             </dl>
-            {(!s.guesses.is_empty()).then(|| view! { <details><summary>"Choices made while reading"</summary><ul>{guesses}</ul></details> })}
+            {(!s.guesses.is_empty()).then(|| view! { <h3 class="read-choices">"Choices made while reading"</h3><ul>{guesses}</ul> })}
+            </details>
             <MappingForm columns=s.all_columns.clone() open=is_failed/>
         </section>
     }

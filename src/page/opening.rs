@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
+use crate::audit::verdict::SecondStage;
 use crate::client::call::{Call, Mode};
 use crate::client::{Client, Reply, Request};
 use crate::page::store::{ErrorView, ProgressView, Store};
@@ -83,6 +84,8 @@ pub struct Opening {
     /// cause).
     loaded: StoredValue<Option<(Vec<File>, MappingOverride)>, LocalStorage>,
     listeners: StoredValue<Vec<Listener>, LocalStorage>,
+    /// The audit's second stage, asked once a data set is shown.
+    stage: SecondStage,
     store: Store,
     client: Client,
 }
@@ -96,8 +99,11 @@ impl Opening {
                 o.reply(reply);
             }
         });
+        let stage = SecondStage::new(store, client);
+        provide_context(stage);
         let opening = Opening {
             call,
+            stage,
             last: StoredValue::new_local((Vec::new(), MappingOverride::default())),
             loaded: StoredValue::new_local(None),
             listeners: StoredValue::new_local(Vec::new()),
@@ -123,6 +129,7 @@ impl Opening {
         let total: f64 = files.iter().map(|f| f.size()).sum();
         self.last.set_value((files.clone(), mapping.clone()));
         let store = self.store;
+        self.stage.cancel();
         store.error.set(None);
         store.failed.set(None);
         store.progress.set(Some(ProgressView {
@@ -208,6 +215,10 @@ impl Opening {
                         } = opened;
                         store.inputs.set(inputs.clone());
                         store.load(summary, audits);
+                        self.stage.start();
+                        if !store.example.get_untracked() {
+                            bring_result_into_view();
+                        }
                         for f in self.listeners.get_value() {
                             f(&inputs);
                         }
@@ -229,6 +240,29 @@ impl Opening {
             Reply::Cancelled => store.progress.set(None),
         }
     }
+}
+
+/// After a data set of the user's is shown: when its verdict starts in the lower
+/// part of the screen (a phone, where the header, the drop zone and the tabs fill
+/// the first screen), scrolls it to the top so the verdict and the diagram below it
+/// are what is seen (once the views are built, in the next task).
+fn bring_result_into_view() {
+    set_timeout(
+        || {
+            let Some(el) = document().get_element_by_id("verdict") else {
+                return;
+            };
+            let height = window()
+                .inner_height()
+                .ok()
+                .and_then(|h| h.as_f64())
+                .unwrap_or(0.0);
+            if el.get_bounding_client_rect().top() > 0.4 * height {
+                el.scroll_into_view();
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// The files of a file input or a drop.

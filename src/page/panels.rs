@@ -50,7 +50,8 @@ pub fn DropTarget() -> impl IntoView {
         input.set_value("");
     };
     view! {
-        <section class="drop" id="drop-target" aria-labelledby="drop-title">
+        <section class="drop" id="drop-target" aria-labelledby="drop-title"
+            class:compact=move || !store.example.get() && store.summary.with(Option::is_some)>
             <h2 id="drop-title">"Drop your predictions here"</h2>
             <p>"CSV/TSV, JSON, .npy (or a NAME.labels.npy + NAME.probs.npy pair) and .npz, plain or compressed with gzip or zstd; several files of models on the same samples make a comparison. Files are read in this tab only."</p>
             <label class="picker">

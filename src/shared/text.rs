@@ -49,6 +49,8 @@ pub const METRICS: &[MetricDoc] = &[
     doc("cwauc", "cwAUC", "Confidence-weighted AUC: pairs weighted by the product of their top-label confidences.", "undefined when a class has no positive or no negative sample, or for top-label input"),
     doc("confce", "ConfCE", "Binned squared error of the confidence reading (LinCE of the confidences).", "undefined without samples"),
     doc("nonempty_bins", "bins", "Number of non-empty bins.", ""),
+    doc("smece", "smooth ECE", "Smooth ECE (Błasiok & Nakkiran 2023): the calibration error of the confidence without bins, from a kernel-smoothed reliability curve whose bandwidth is chosen from the data.", "undefined without samples"),
+    doc("ece_l2", "L2 CE (debiased)", "Root-mean-square calibration error over equal-width bins with the noise of each bin's accuracy subtracted (Kumar, Liang & Ma 2019): less inflated by small bins than the plain one.", "undefined without samples"),
 ];
 
 /// The doc of a metric key (falls back to an empty doc).

@@ -48,13 +48,14 @@ pub fn model_select(store: Store, models: &[String], id: &'static str) -> Option
     })
 }
 
-/// A column header with a one-line explanation on hover and focus.
-pub fn help_header(key: &'static str) -> impl IntoView {
+/// A column header with a one-line explanation on hover and focus, hidden while
+/// `hidden` is true (a column the user did not choose).
+pub fn help_header(key: &'static str, hidden: Signal<bool>) -> impl IntoView {
     let d = text::metric(key);
     let id = format!("help-{key}");
     let described = id.clone();
     view! {
-        <th scope="col">
+        <th scope="col" hidden=move || hidden.get()>
             <span class="tip" tabindex="0" aria-describedby=described>
                 {d.label}
                 <span class="tiptext" role="tooltip" id=id>{d.help}</span>

@@ -5,7 +5,7 @@
 //! [`Staged`] (the CLI's `audit --bootstrap` values, replicate for replicate) in
 //! slices the worker runs between its other tasks.
 
-use calibscope_audit::beyond_binning::staged::Staged;
+use calibscope_audit::beyond_binning::{diagram_tables, staged::Staged};
 use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::PredictionSet;
 
@@ -56,6 +56,23 @@ impl Session {
         let sets: Vec<&PredictionSet> = self.models.iter().map(|m| &m.set).collect();
         let staged = Staged::new(&sets, &self.m_values(), &settings)?;
         Ok(BeyondJob { id, staged })
+    }
+
+    /// The binning-free diagrams' data of model `model` (answers
+    /// [`crate::proto::ToWorker::Diagrams`]).
+    pub fn diagrams(&self, id: u64, model: usize) -> FromWorker {
+        match self.models.get(model) {
+            None => crate::worker_error(
+                id,
+                crate::proto::codes::BAD_PARAMETERS,
+                format!("there is no model {model}"),
+            ),
+            Some(m) => FromWorker::Diagrams {
+                id,
+                model,
+                tables: diagram_tables(&m.set),
+            },
+        }
     }
 
     /// The answer of a second stage: the `Opened` audits with its values in place
@@ -148,5 +165,17 @@ mod tests {
         assert!(audits.iter().all(|a| a["verdict"]["text"].is_string()));
         let err = session.beyond_start(2, 10, 0, 0.0).err().unwrap();
         assert!(err.contains("alpha"), "{err}");
+        // the diagrams of a model are the record's tables of it
+        let FromWorker::Diagrams { tables, model, .. } = session.diagrams(3, 2) else {
+            panic!("diagrams")
+        };
+        assert_eq!(model, 2);
+        assert_eq!(tables, diagram_tables(&session.models[2].set));
+        assert!(tables["confidence"]["smooth"]["t"].is_array());
+        assert!(tables["confidence"]["cumulative"]["points"].is_array());
+        assert!(matches!(
+            session.diagrams(4, 3),
+            FromWorker::Error { code, .. } if code == crate::proto::codes::BAD_PARAMETERS
+        ));
     }
 }

@@ -176,6 +176,10 @@ pub enum ToWorker {
         /// Intervals at level `1 - alpha`.
         alpha: f64,
     },
+    /// The binning-free diagrams' data of model `model`'s confidence reading (the
+    /// smooth reliability curve and the cumulative differences); answered by
+    /// [`FromWorker::Diagrams`].
+    Diagrams { id: u64, model: usize },
 }
 
 /// How a recorded value compares with its recomputation (calibscope-audit's
@@ -450,6 +454,14 @@ pub enum FromWorker {
     /// The answer to [`ToWorker::Bootstrap`]: the `Opened` audits (one per model)
     /// with the values of the second stage in place.
     Bootstrapped { id: u64, audits: Vec<Value> },
+    /// The answer to [`ToWorker::Diagrams`]: calibscope-audit's
+    /// `beyond_binning::diagram_tables` of the model (`{"confidence": {"smooth",
+    /// "cumulative"}}`, as a record's `tables.binning_free`).
+    Diagrams {
+        id: u64,
+        model: usize,
+        tables: Value,
+    },
     /// The answer to [`ToWorker::Verify`].
     Verified {
         id: u64,
@@ -502,6 +514,7 @@ impl FromWorker {
             | FromWorker::Record { id, .. }
             | FromWorker::Verified { id, .. }
             | FromWorker::Bootstrapped { id, .. }
+            | FromWorker::Diagrams { id, .. }
             | FromWorker::Cancelled { id }
             | FromWorker::Error { id, .. } => Some(*id),
         }

@@ -5,8 +5,8 @@
 
 use crate::html::{esc, num, Out};
 use calibscope_audit::summary::lookup;
-use calibscope_charts::cumulative::{cumulative_differences, Cumulative};
-use calibscope_charts::smooth::{smooth_reliability, SmoothCurve};
+use calibscope_charts::cumulative::{cumulative_differences_sized, Cumulative, W as CUMULATIVE_W};
+use calibscope_charts::smooth::{smooth_reliability_sized, SmoothCurve, W as SMOOTH_W};
 use serde_json::Value;
 
 fn floats(v: &Value) -> Vec<f64> {
@@ -27,6 +27,16 @@ fn at<'a>(tables: &'a Value, prefix: &[&str], path: &str) -> &'a Value {
 /// `prefix` in the record's tables: `("smooth", svg)`, `("cumulative", svg)`, each
 /// present when its data is.
 pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
+    charts_sized(tables, prefix, None)
+}
+
+/// [`charts`] drawn `width` user units wide (the page draws them at their box's
+/// width), or at the charts' default width for `None`.
+pub fn charts_sized(
+    tables: &Value,
+    prefix: &[&str],
+    width: Option<u32>,
+) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let s = at(tables, prefix, "binning_free.confidence.smooth");
     if s.is_object() {
@@ -42,7 +52,10 @@ pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
             sigma: s["sigma"].as_f64().unwrap_or(f64::NAN),
             smece: s["smece"].as_f64().unwrap_or(f64::NAN),
         };
-        out.push(("smooth", smooth_reliability(&curve, "confidence")));
+        out.push((
+            "smooth",
+            smooth_reliability_sized(width.unwrap_or(SMOOTH_W), &curve, "confidence"),
+        ));
     }
     let c = at(tables, prefix, "binning_free.confidence.cumulative");
     if c.is_object() {
@@ -58,12 +71,15 @@ pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
         let f = |k: &str| c[k].as_f64().unwrap_or(f64::NAN);
         out.push((
             "cumulative",
-            cumulative_differences(&Cumulative {
-                points: &points,
-                sigma: f("sigma"),
-                ks: f("ks"),
-                p_ks: f("p_ks"),
-            }),
+            cumulative_differences_sized(
+                width.unwrap_or(CUMULATIVE_W),
+                &Cumulative {
+                    points: &points,
+                    sigma: f("sigma"),
+                    ks: f("ks"),
+                    p_ks: f("p_ks"),
+                },
+            ),
         ));
     }
     out

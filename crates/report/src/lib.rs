@@ -9,7 +9,7 @@
 //! path: in the audit document, or in the record's `tables` for the 15-bin
 //! reliability tables) and `data-value` (full precision), as in the app.
 
-mod binning_free;
+pub mod binning_free;
 mod exports;
 mod flips;
 mod html;

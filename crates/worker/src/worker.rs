@@ -295,6 +295,7 @@ fn on_message(event: MessageEvent) {
             seed,
             alpha,
         } => start_bootstrap(id, replicates, seed, alpha),
+        ToWorker::Diagrams { id, model } => with_session(id, |s| s.diagrams(id, model)),
     }
 }
 
