@@ -75,7 +75,7 @@ test('a column header\'s help is shown whole, not cut off by the table\'s scroll
     // the overview of one model: a one-row table in a scrolling box, at a width
     // where the table scrolls sideways
     await dropPaths(page, [path.join(fixtures, 'real/breast_cancer_rf_p.csv')]);
-    const tips = page.locator('#overview thead .tip');
+    const tips = page.locator('#overview thead th:not([hidden]) .tip'); // the columns shown
     const n = await tips.count();
     assert.ok(n >= 5, `${n} column headers with help`);
     for (const i of [0, Math.floor(n / 2), n - 1]) {
