@@ -183,12 +183,17 @@ fn calibscope_aggregate_of_each_fixture_audits_like_the_file() {
     eprintln!("{compared} values compared");
 }
 
+/// `CALIBSCOPE_SQL_ENGINES`: `1` (DuckDB) or a list, e.g. `duckdb,datafusion`.
 #[test]
-fn duckdb_runs_the_query_and_its_result_audits_like_the_file() {
-    if std::env::var("CALIBSCOPE_SQL_ENGINES").as_deref() != Ok("1") {
-        eprintln!("not run: set CALIBSCOPE_SQL_ENGINES=1 to run the query in DuckDB");
-        return;
-    }
+fn engines_run_the_query_and_their_results_audit_like_the_file() {
+    let engines = match std::env::var("CALIBSCOPE_SQL_ENGINES").as_deref() {
+        Ok("1") => "duckdb".to_string(),
+        Ok(list) if !list.is_empty() => list.to_string(),
+        _ => {
+            eprintln!("not run: set CALIBSCOPE_SQL_ENGINES=1 (DuckDB) or duckdb,datafusion");
+            return;
+        }
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = std::env::temp_dir().join("calibscope_sql_engines");
     let files = csv_fixtures();
@@ -197,6 +202,7 @@ fn duckdb_runs_the_query_and_its_result_audits_like_the_file() {
         .arg(&out)
         .args(&files)
         .env("CALIBSCOPE_CLI", cli())
+        .env("ENGINES", &engines)
         .status()
         .expect("bash");
     assert!(
@@ -204,16 +210,18 @@ fn duckdb_runs_the_query_and_its_result_audits_like_the_file() {
         "bench/sql_engines.sh failed (is python3 with venv and pip available?)"
     );
     let (mut compared, mut problems) = (0, Vec::new());
-    for file in &files {
-        let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-        let result = out.join(format!("{stem}.agg.csv"));
-        let (c, p) = compare(
-            &agg_audit(&result),
-            &file_audit(file),
-            &format!("duckdb {stem}"),
-        );
-        compared += c;
-        problems.extend(p);
+    for engine in engines.split(',') {
+        for file in &files {
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            let result = out.join(format!("{stem}.{engine}.csv"));
+            let (c, p) = compare(
+                &agg_audit(&result),
+                &file_audit(file),
+                &format!("{engine} {stem}"),
+            );
+            compared += c;
+            problems.extend(p);
+        }
     }
     assert!(
         problems.is_empty(),
@@ -223,7 +231,7 @@ fn duckdb_runs_the_query_and_its_result_audits_like_the_file() {
     );
     assert!(compared > 2000, "only {compared} values compared");
     eprintln!(
-        "duckdb: {compared} values compared on {} files",
+        "{engines}: {compared} values compared on {} files",
         files.len()
     );
 }
