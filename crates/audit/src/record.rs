@@ -583,7 +583,7 @@ mod tests {
         ));
         // a change stays a change
         assert!(matches!(
-            compare_at_unit_scale(&rec, &json!(0.00403840406376)),
+            compare_at_unit_scale(&rec, &json!(0.0040384040638)),
             Status::Differs { .. }
         ));
         let mut out = Vec::new();
