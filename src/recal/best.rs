@@ -56,7 +56,18 @@ pub fn summary(prefix: &str, section: &Value) -> AnyView {
         }
     })
     .collect_view();
+    let chosen = get_path(section, "histogram.cross_fit.chosen").and_then(Value::as_u64);
+    let folds = get_path(section, "histogram.cross_fit.folds").and_then(Value::as_u64);
+    let note = chosen.map(|m| {
+        view! {
+            <p class="sub" id="recal-histogram-bins">"Histogram binning uses "
+                <span class="num" data-metric=format!("{prefix}recalibration.histogram.cross_fit.chosen") data-value=m.to_string()>{m.to_string()}</span>
+                {format!(" equal-mass bins, chosen among 2 to 100 by {}-fold cross-fitting on the calibration split (each candidate fitted on {} folds and scored by the Brier score on the held-out one), so that the evaluation split never picks its own winner.", folds.unwrap_or(5), folds.unwrap_or(5).saturating_sub(1))}
+            </p>
+        }
+    });
     view! {
+        {note}
         <div class="scroll" tabindex="0">
             <table class="best" id="recal-best">
                 <caption>{format!("Every method and the input on the same evaluation rows. Share: how often, over {replicates} bootstrap resamples of those rows (paired: every method on the same resample), the best stays ahead of the runner-up; a difference counts as beyond noise at {:.1}% or more.", 100.0 * (1.0 - alpha / 2.0))}</caption>

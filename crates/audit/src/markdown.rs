@@ -97,6 +97,10 @@ fn recalibration(out: &mut String, recal_doc: &Value) {
         );
     }
     table(out, recal_doc, &summary::recalibration(recal_doc, &[]));
+    if let Some(best) = summary::recalibration_best(recal_doc, &[]) {
+        let _ = writeln!(out, "\n{}\n", best.title);
+        table(out, recal_doc, &best);
+    }
     for w in recal["warnings"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "\n**Warning**: {}", w.as_str().unwrap_or(""));
     }

@@ -142,5 +142,20 @@ mod tests {
                 "{name} p_risk"
             );
         }
+        // the report's and the summary's tables carry every method and the comparison
+        let mut section = section;
+        section["comparison"] = c.clone();
+        let doc = json!({"input": {"kind": "multiclass"}, "recalibration": section});
+        let t = crate::summary::recalibration(&doc, &[]);
+        assert_eq!(t.headers.len(), 1 + 7);
+        assert_eq!(t.headers[5], "after beta");
+        assert_eq!(t.headers[7], "after Venn–Abers");
+        let best = crate::summary::recalibration_best(&doc, &[]).unwrap();
+        assert_eq!(best.lines.len(), 3);
+        assert_eq!(
+            best.lines[0].columns[0][0].show(&doc),
+            c["nll"]["best"].as_str().unwrap()
+        );
+        assert!(crate::summary::recalibration_best(&json!({}), &[]).is_none());
     }
 }

@@ -293,6 +293,62 @@ pub fn recalibration(doc: &Value, prefix: &[&str]) -> Table {
     }
 }
 
+/// The recalibration section's "best by" comparison of `doc` (a web page's record:
+/// every method on the same evaluation rows, the paired bootstrap's share of the
+/// best against the runner-up), or `None` when the section has none.
+pub fn recalibration_best(doc: &Value, prefix: &[&str]) -> Option<Table> {
+    let mut base: Vec<&str> = prefix.to_vec();
+    base.extend(["recalibration", "comparison"]);
+    let c = lookup(doc, &base.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    if c.is_null() {
+        return None;
+    }
+    let lines = [
+        ("nll", "NLL"),
+        ("ece", "ECE (15 equal-width bins)"),
+        ("risk", "P_risk"),
+    ]
+    .iter()
+    .map(|(key, label)| {
+        let e = &c[key];
+        let best = e["best"].as_str().unwrap_or("undefined");
+        let within = e["within_noise"].as_bool().unwrap_or(true);
+        Line {
+            label: format!("best by {label}"),
+            columns: vec![
+                vec![Cell::text(best)],
+                vec![Cell::num_in(&base, &format!("{key}.points.{best}"))],
+                vec![Cell::text(e["runner_up"].as_str().unwrap_or("none"))],
+                vec![Cell::num_in(&base, &format!("{key}.share"))],
+                vec![Cell::text(if within {
+                    "within noise"
+                } else {
+                    "beyond noise"
+                })],
+            ],
+            ..Line::default()
+        }
+    })
+    .collect();
+    Some(Table {
+        title: format!(
+            "Best method on the evaluation split ({} paired bootstrap resamples)",
+            c["replicates"]
+        ),
+        headers: [
+            "criterion",
+            "best",
+            "its value",
+            "runner-up",
+            "share ahead",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        lines,
+    })
+}
+
 /// The models of a multi-model document, in input order.
 pub fn model_names(doc: &Value) -> Vec<String> {
     doc["input"]["models"]

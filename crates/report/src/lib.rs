@@ -172,6 +172,9 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
             num("recalibration.split.f", &split["f"])
         ));
         table(o, doc, &summary::recalibration(doc, &[]));
+        if let Some(best) = summary::recalibration_best(doc, &[]) {
+            table(o, doc, &best);
+        }
         for w in recal["warnings"].as_array().into_iter().flatten() {
             o.raw(&format!(
                 "<p class=\"warning\"><strong>Warning</strong>: {}</p>\n",

@@ -2,10 +2,9 @@
 //! binning ([`super::histogram`]) and inductive Venn–Abers ([`super::venn_abers`]),
 //! fitted one-vs-rest on the calibration split and applied to any rows.
 //!
-//! Each map is binary. Its input is the one-vs-rest probability of a class: binary
-//! input `p_1 = σ(s)` (the score `s` of [`FitScores`]: a probability column read back
-//! through its clipped logit), multiclass `p_r = softmax(z)_r` of the logits (`ln p`
-//! of probability input, so `p_r` itself). Multiclass input gets one map per class
+//! Each map is binary. Its input is the one-vs-rest probability of a class, as the
+//! audit reads it: probability input as given (binary `p_1`, multiclass `p_r`),
+//! logits through `σ(s)` / `softmax(z)_r` ([`class_probabilities`]). Multiclass input gets one map per class
 //! (class `r` against the rest) and each row's outputs are renormalised to sum to 1
 //! (a row whose outputs are all 0 becomes uniform, and is counted).
 //!
@@ -23,9 +22,10 @@
 use super::apply::{FitScores, Undefined};
 use super::beta::{fit_beta, BetaFit};
 use super::histogram::{fit_histogram, HistogramFit};
+use super::renormalize_rows;
 use super::venn_abers::{fit_venn_abers, VennAbersFit};
-use super::{renormalize_rows, sigmoid, softmax_scaled};
-use crate::data::{PredictionSet, Scores, Source, Values};
+use crate::data::{Kind, PredictionSet, Scores, Source, Values};
+use crate::reading::ProbView;
 use crate::split::{stratified_split, Split};
 
 /// Which probability map.
@@ -131,22 +131,23 @@ pub struct Applied {
     pub zero_rows_made_uniform: usize,
 }
 
-/// The one-vs-rest probabilities of `rows`: `(values, columns)`, row-major with one
-/// column (`p_1`) for binary input or `k` (`softmax(z)`) otherwise.
-pub fn class_probabilities(scores: &FitScores, rows: &[usize]) -> (Vec<f64>, usize) {
-    match scores {
-        FitScores::Binary(s) => (rows.iter().map(|&i| sigmoid(s[i])).collect(), 1),
-        FitScores::Multiclass { logits, k } => {
-            let k = *k;
-            let mut out = vec![0.0; rows.len() * k];
-            crate::with_values!(logits, |z| {
-                for (o, &i) in out.chunks_exact_mut(k).zip(rows) {
-                    softmax_scaled(&z[i * k..(i + 1) * k], 1.0, o);
-                }
-            });
-            (out, k)
-        }
+/// The one-vs-rest probabilities of `rows` of `set`: `(values, columns)`, row-major
+/// with one column (`p_1`) for binary input or `k` otherwise, read through the
+/// audit's probability view (probability input as given, so tied probabilities stay
+/// tied; logits through their softmax / sigmoid). Empty for top-label sets.
+pub fn class_probabilities(set: &PredictionSet, rows: &[usize]) -> (Vec<f64>, usize) {
+    let Some(view) = ProbView::new(set) else {
+        return (Vec::new(), 0);
+    };
+    if set.kind() == Kind::Binary {
+        return (rows.iter().map(|&i| view.prob(i, 1)).collect(), 1);
     }
+    let k = set.k;
+    let mut out = Vec::with_capacity(rows.len() * k);
+    for &i in rows {
+        out.extend((0..k).map(|r| view.prob(i, r)));
+    }
+    (out, k)
 }
 
 /// Whether row `i` is positive for column `c` of [`class_probabilities`].
@@ -237,11 +238,11 @@ pub fn fit_prob_map(
     method: ProbMethod,
     bins: Bins,
 ) -> Result<ProbOutcome, Undefined> {
-    let scores = FitScores::of(set).ok_or(Undefined::TopLabel)?;
+    FitScores::of(set).ok_or(Undefined::TopLabel)?;
     if split.calibration.is_empty() {
         return Err(Undefined::EmptyCalibrationSplit);
     }
-    let (u_cal, columns) = class_probabilities(&scores, &split.calibration);
+    let (u_cal, columns) = class_probabilities(set, &split.calibration);
     let (bins, cross_fit) = match (method, bins) {
         (ProbMethod::Histogram, Bins::Fixed(m)) => (Some(m), None),
         (ProbMethod::Histogram, Bins::CrossFit { folds }) => {
@@ -270,7 +271,7 @@ pub fn fit_prob_map(
         },
         zero_rows_made_uniform: 0,
     };
-    let applied = outcome.apply_with(&scores, set, &split.evaluation);
+    let applied = outcome.apply_with(set, &split.evaluation);
     Ok(ProbOutcome {
         after: applied.set,
         zero_rows_made_uniform: applied.zero_rows_made_uniform,
@@ -281,12 +282,12 @@ pub fn fit_prob_map(
 impl ProbOutcome {
     /// The rows `rows` of `set` (the set it was fitted on) recalibrated by the map.
     pub fn apply(&self, set: &PredictionSet, rows: &[usize]) -> Result<Applied, Undefined> {
-        let scores = FitScores::of(set).ok_or(Undefined::TopLabel)?;
-        Ok(self.apply_with(&scores, set, rows))
+        FitScores::of(set).ok_or(Undefined::TopLabel)?;
+        Ok(self.apply_with(set, rows))
     }
 
-    fn apply_with(&self, scores: &FitScores, set: &PredictionSet, rows: &[usize]) -> Applied {
-        let (u, _) = class_probabilities(scores, rows);
+    fn apply_with(&self, set: &PredictionSet, rows: &[usize]) -> Applied {
+        let (u, _) = class_probabilities(set, rows);
         let labels = rows.iter().map(|&i| set.labels[i]).collect();
         apply_columns(&self.fits, &u, labels, set.k)
     }

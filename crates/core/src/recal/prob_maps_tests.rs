@@ -32,8 +32,7 @@ fn probs(set: &PredictionSet) -> Vec<f64> {
 fn binary_maps_equal_the_fits_on_the_calibration_probabilities() {
     let set = logit_set(2_000, 2, 7);
     let split = stratified_split(&set.labels, 2, 3, 0.5);
-    let scores = FitScores::of(&set).unwrap();
-    let (u, cols) = class_probabilities(&scores, &split.calibration);
+    let (u, cols) = class_probabilities(&set, &split.calibration);
     assert_eq!(cols, 1);
     let y: Vec<bool> = split
         .calibration
@@ -43,7 +42,7 @@ fn binary_maps_equal_the_fits_on_the_calibration_probabilities() {
     let beta = fit_beta(&u, &y).unwrap();
     let hist = fit_histogram(&u, &y, 15).unwrap();
     let va = fit_venn_abers(&u, &y).unwrap();
-    let (u_eval, _) = class_probabilities(&scores, &split.evaluation);
+    let (u_eval, _) = class_probabilities(&set, &split.evaluation);
     for (method, bins) in [
         (ProbMethod::Beta, Bins::Fixed(15)),
         (ProbMethod::Histogram, Bins::Fixed(15)),
@@ -82,9 +81,8 @@ fn multiclass_maps_are_one_vs_rest_on_softmax_then_renormalised() {
     let k = 4;
     let set = logit_set(3_000, k, 11);
     let split = stratified_split(&set.labels, k, 0, 0.5);
-    let scores = FitScores::of(&set).unwrap();
-    let (u_cal, _) = class_probabilities(&scores, &split.calibration);
-    let (u_eval, _) = class_probabilities(&scores, &split.evaluation);
+    let (u_cal, _) = class_probabilities(&set, &split.calibration);
+    let (u_eval, _) = class_probabilities(&set, &split.evaluation);
     let out = fit_prob_map(&set, &split, ProbMethod::Histogram, Bins::Fixed(10)).unwrap();
     let p = probs(&out.after);
     // the naive oracle: a histogram per class on its softmax column, rows divided by their sums
@@ -203,8 +201,7 @@ fn folds_are_disjoint_covering_stratified_and_nested_in_the_split() {
 fn cross_fitting_scores_each_candidate_by_held_out_brier_and_takes_the_lowest() {
     let set = logit_set(1_500, 2, 21);
     let split = stratified_split(&set.labels, 2, 0, 0.5);
-    let scores = FitScores::of(&set).unwrap();
-    let (u, cols) = class_probabilities(&scores, &split.calibration);
+    let (u, cols) = class_probabilities(&set, &split.calibration);
     let cf = choose_bins(&u, cols, &set.labels, &split, 5);
     assert_eq!(cf.folds, 5);
     assert_eq!(cf.scores.len(), BIN_CANDIDATES.len());
