@@ -112,13 +112,16 @@ pub fn recalibrate_rows(
     recalibrate_rows_with_intervals(set, run, method).map(|(set, _)| set)
 }
 
+/// Venn–Abers' `[p_lower, p_upper]` per row and fitted class (row-major).
+pub type Intervals = Vec<[f64; 2]>;
+
 /// [`recalibrate_rows`] and, for Venn–Abers, every row's `[p_lower, p_upper]` per
 /// fitted class (row-major: one per row for binary input, `k` per row otherwise).
 pub fn recalibrate_rows_with_intervals(
     set: &PredictionSet,
     run: &Recalibration,
     method: Method,
-) -> Result<(PredictionSet, Option<Vec<[f64; 2]>>), Undefined> {
+) -> Result<(PredictionSet, Option<Intervals>), Undefined> {
     let scores = FitScores::of(set).ok_or(Undefined::TopLabel)?;
     let rows: Vec<usize> = (0..set.n()).collect();
     if let Some(outcome) = method.prob_map(run) {

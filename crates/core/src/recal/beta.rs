@@ -173,11 +173,10 @@ fn pass(x: &[(f64, f64)], y: &[bool], w: &[f64; 3]) -> Pass {
             }
         }
     }
-    for j in 0..3 {
-        for k in 0..j {
-            h[j][k] = h[k][j];
-        }
-    }
+    // the lower triangle from the upper one (symmetric)
+    h[1][0] = h[0][1];
+    h[2][0] = h[0][2];
+    h[2][1] = h[1][2];
     Pass {
         loss: loss.value(),
         grad: [g[0].value(), g[1].value(), g[2].value()],
