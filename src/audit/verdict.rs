@@ -111,11 +111,6 @@ impl SecondStage {
         self.call.cancel();
         self.progress.set(None);
     }
-
-    /// Whether the bootstrap is running.
-    pub fn pending(self) -> bool {
-        self.call.pending.get()
-    }
 }
 
 /// The verdict of an audit document's `verdict` object.
