@@ -126,6 +126,7 @@ fn main() {
             ids: None,
             class_names: Vec::new(),
             detection: Detection::default(),
+            groups: None,
         };
         let mut session = Session::new(dataset);
         let first = min_ms(reps, || {
