@@ -140,6 +140,89 @@ fn range_sums<C: Copy + Into<u64>>(
     (count, (sum[0] + sum[1]) + (sum[2] + sum[3]), succ)
 }
 
+/// A replicate's sums over sorted positions, read by [`walk_bins`]: straight from the
+/// counts ([`PlainSums`]) or from block sums ([`BlockIndex`]); the same bins either way.
+trait SortedSums {
+    /// `(copies, Σ c u, Σ c o)` over sorted positions `lo..hi`.
+    fn range(&self, lo: usize, hi: usize) -> (u64, f64, u64);
+    /// The copies of sorted position `q`.
+    fn copies(&self, q: usize) -> usize;
+    /// `(q, C(q))`: the sorted position holding resample index `e` (`C(q) <= e <
+    /// C(q + 1)`, `C` the copies before a position), or `(len, n)` for `e = n`.
+    fn locate(&self, e: usize) -> (usize, usize);
+    /// Rows of the resample (`n`).
+    fn total(&self) -> usize;
+}
+
+/// The counts themselves, with the copies before every [`PLAIN_BLOCK`]-th position
+/// (built only for equal-mass bins, where resample indices are located).
+struct PlainSums<'c, C> {
+    reading: &'c BootReading,
+    counts: &'c [C],
+    before: Vec<usize>,
+}
+
+/// Positions per cumulative-count entry of [`PlainSums`].
+const PLAIN_BLOCK: usize = 64;
+
+impl<'c, C: Copy + Into<u64>> PlainSums<'c, C> {
+    fn new(reading: &'c BootReading, counts: &'c [C], binning: Binning) -> Self {
+        let mut before = Vec::new();
+        if binning == Binning::Mass {
+            before.reserve(counts.len() / PLAIN_BLOCK + 2);
+            let mut total = 0usize;
+            before.push(0usize);
+            for chunk in counts.chunks(PLAIN_BLOCK) {
+                total += chunk.iter().map(|&c| Into::<u64>::into(c)).sum::<u64>() as usize;
+                before.push(total);
+            }
+        }
+        PlainSums {
+            reading,
+            counts,
+            before,
+        }
+    }
+}
+
+impl<C: Copy + Into<u64>> SortedSums for PlainSums<'_, C> {
+    fn range(&self, lo: usize, hi: usize) -> (u64, f64, u64) {
+        range_sums(self.reading, self.counts, lo, hi)
+    }
+
+    fn copies(&self, q: usize) -> usize {
+        Into::<u64>::into(self.counts[q]) as usize
+    }
+
+    fn locate(&self, e: usize) -> (usize, usize) {
+        locate_in(&self.before, PLAIN_BLOCK, self.counts.len(), e, |q| {
+            self.copies(q)
+        })
+    }
+
+    fn total(&self) -> usize {
+        *self.before.last().unwrap_or(&0)
+    }
+}
+
+/// [`SortedSums::locate`] from the copies before every `block`-th position: a binary
+/// search for the block, then a short scan.
+fn locate_in(
+    before: &[usize],
+    block: usize,
+    len: usize,
+    e: usize,
+    copies: impl Fn(usize) -> usize,
+) -> (usize, usize) {
+    let k = before.partition_point(|&c| c <= e) - 1;
+    let (mut q, mut ahead) = ((k * block).min(len), before[k]);
+    while q < len && ahead + copies(q) <= e {
+        ahead += copies(q);
+        q += 1;
+    }
+    (q, ahead)
+}
+
 /// [`Resampled::for_each_bin`] over counts of either width.
 fn bins_of<C: Copy + Into<u64>>(
     reading: &BootReading,
@@ -148,7 +231,21 @@ fn bins_of<C: Copy + Into<u64>>(
     m: usize,
     visit: &mut dyn FnMut(Bin),
 ) {
-    let r = reading;
+    let sums = PlainSums::new(reading, counts, binning);
+    walk_bins(reading, &sums, binning, m, visit)
+}
+
+/// Calls `visit` with every non-empty bin of `binning` with `m` bins of the resample
+/// whose sums `sums` reads: equal-width bins are the sorted reading's own bins
+/// (positions with no copy dropped); equal-mass bins cut the resample's `n` rows at
+/// the contract's positions, a position's copies split where a cut falls inside them.
+fn walk_bins(
+    r: &BootReading,
+    sums: &impl SortedSums,
+    binning: Binning,
+    m: usize,
+    visit: &mut dyn FnMut(Bin),
+) {
     if m == 0 || r.is_empty() {
         return;
     }
@@ -156,7 +253,7 @@ fn bins_of<C: Copy + Into<u64>>(
         Binning::Width => {
             let mut pos = 0usize;
             r.sorted.for_each_bin(Binning::Width, m, |b| {
-                let (count, sum, succ) = range_sums(r, counts, b.start, b.end);
+                let (count, sum, succ) = sums.range(b.start, b.end);
                 if count > 0 {
                     visit(Bin {
                         index: b.index,
@@ -170,38 +267,16 @@ fn bins_of<C: Copy + Into<u64>>(
             });
         }
         Binning::Mass => {
-            let len = counts.len();
-            let count = |p: usize| -> usize { Into::<u64>::into(counts[p]) as usize };
-            // cumulative counts at every BLOCK-th position, so the position holding a
-            // resample index is found by a binary search and a short scan
-            const BLOCK: usize = 64;
-            let mut blocks = Vec::with_capacity(len / BLOCK + 2);
-            let mut total = 0usize;
-            blocks.push(0usize);
-            for chunk in counts.chunks(BLOCK) {
-                total += chunk.iter().map(|&c| Into::<u64>::into(c)).sum::<u64>() as usize;
-                blocks.push(total);
-            }
-            let n = total;
-            // (q, C(q)): the position q holding resample index e (C(q) <= e < C(q+1)),
-            // or (len, n) for e = n
-            let locate = |e: usize| -> (usize, usize) {
-                let k = blocks.partition_point(|&c| c <= e) - 1;
-                let (mut q, mut before) = ((k * BLOCK).min(len), blocks[k]);
-                while q < len && before + count(q) <= e {
-                    before += count(q);
-                    q += 1;
-                }
-                (q, before)
-            };
+            let n = sums.total();
+            let len = r.len();
             let mut start = 0usize;
-            let (mut qs, mut cs) = locate(0);
+            let (mut qs, mut cs) = sums.locate(0);
             for b in 0..m {
                 let end = mass_bin_start(b + 1, n, m);
                 if end == start {
                     continue;
                 }
-                let (qe, ce) = locate(end);
+                let (qe, ce) = sums.locate(end);
                 let (mut sum, mut succ) = (0.0, 0u64);
                 let mut add = |q: usize, copies: usize| {
                     sum += copies as f64 * r.forecast[q];
@@ -212,11 +287,11 @@ fn bins_of<C: Copy + Into<u64>>(
                 } else {
                     // the copies of qs from `start`, whole positions, the copies of qe
                     // before `end`
-                    add(qs, cs + count(qs) - start);
+                    add(qs, cs + sums.copies(qs) - start);
                     if qe < len {
                         add(qe, end - ce);
                     }
-                    let (_, s, k) = range_sums(r, counts, qs + 1, qe);
+                    let (_, s, k) = sums.range(qs + 1, qe);
                     sum += s;
                     succ += k;
                 }
@@ -297,7 +372,21 @@ impl<'a> BlockIndex<'a> {
         (n > 0).then(|| (sum - succ as f64) / n as f64)
     }
 
-    /// `(copies, Σ c u, Σ c o)` over sorted positions `lo..hi`.
+    /// Calls `visit` with every non-empty bin of `binning` with `m` bins of the
+    /// resample, as [`Resampled::for_each_bin`] (the same bins and counts).
+    pub fn for_each_bin(&self, binning: Binning, m: usize, mut visit: impl FnMut(Bin)) {
+        walk_bins(self.sample.reading, self, binning, m, &mut visit)
+    }
+
+    /// The ECE family of [`BinnedMetrics`] on the resample.
+    pub fn binned(&self, binning: Binning, m: usize) -> BinnedMetrics {
+        let mut acc = BinnedAccumulator::default();
+        self.for_each_bin(binning, m, |b| acc.add(&b));
+        acc.finish(self.len())
+    }
+}
+
+impl SortedSums for BlockIndex<'_> {
     fn range(&self, lo: usize, hi: usize) -> (u64, f64, u64) {
         if lo >= hi {
             return (0, 0.0, 0);
@@ -318,93 +407,16 @@ impl<'a> BlockIndex<'a> {
         (count, sum, succ)
     }
 
-    /// The copies of sorted position `q`.
     fn copies(&self, q: usize) -> usize {
         with_counts!(self.sample.counts, c => Into::<u64>::into(c[q]) as usize)
     }
 
-    /// `(q, C(q))`: the sorted position holding resample index `e` (`C(q) <= e <
-    /// C(q + 1)`, `C` the copies before a position), or `(len, n)` for `e = n`.
     fn locate(&self, e: usize) -> (usize, usize) {
         let len = self.sample.reading.len();
-        let k = self.before.partition_point(|&c| c <= e) - 1;
-        let (mut q, mut before) = ((k * INDEX_BLOCK).min(len), self.before[k]);
-        while q < len && before + self.copies(q) <= e {
-            before += self.copies(q);
-            q += 1;
-        }
-        (q, before)
+        locate_in(&self.before, INDEX_BLOCK, len, e, |q| self.copies(q))
     }
 
-    /// Calls `visit` with every non-empty bin of `binning` with `m` bins of the
-    /// resample, as [`Resampled::for_each_bin`] (the same bins and counts).
-    pub fn for_each_bin(&self, binning: Binning, m: usize, mut visit: impl FnMut(Bin)) {
-        let r = self.sample.reading;
-        if m == 0 || r.is_empty() {
-            return;
-        }
-        match binning {
-            Binning::Width => {
-                let mut pos = 0usize;
-                r.sorted.for_each_bin(Binning::Width, m, |b| {
-                    let (count, sum, succ) = self.range(b.start, b.end);
-                    if count > 0 {
-                        visit(Bin {
-                            index: b.index,
-                            start: pos,
-                            end: pos + count as usize,
-                            sum_forecast: sum,
-                            successes: succ,
-                        });
-                    }
-                    pos += count as usize;
-                });
-            }
-            Binning::Mass => {
-                let n = self.len();
-                let len = r.len();
-                let mut start = 0usize;
-                let (mut qs, mut cs) = self.locate(0);
-                for b in 0..m {
-                    let end = mass_bin_start(b + 1, n, m);
-                    if end == start {
-                        continue;
-                    }
-                    let (qe, ce) = self.locate(end);
-                    let (mut sum, mut succ) = (0.0, 0u64);
-                    let mut add = |q: usize, copies: usize| {
-                        sum += copies as f64 * r.forecast[q];
-                        succ += if r.outcome[q] { copies as u64 } else { 0 };
-                    };
-                    if qs == qe {
-                        add(qs, end - start);
-                    } else {
-                        add(qs, cs + self.copies(qs) - start);
-                        if qe < len {
-                            add(qe, end - ce);
-                        }
-                        let (_, s, k) = self.range(qs + 1, qe);
-                        sum += s;
-                        succ += k;
-                    }
-                    visit(Bin {
-                        index: b,
-                        start,
-                        end,
-                        sum_forecast: sum,
-                        successes: succ,
-                    });
-                    start = end;
-                    (qs, cs) = (qe, ce);
-                }
-            }
-        }
-    }
-
-    /// The ECE family of [`BinnedMetrics`] on the resample.
-    pub fn binned(&self, binning: Binning, m: usize) -> BinnedMetrics {
-        let mut acc = BinnedAccumulator::default();
-        self.for_each_bin(binning, m, |b| acc.add(&b));
-        acc.finish(self.len())
+    fn total(&self) -> usize {
+        self.len()
     }
 }
