@@ -5,7 +5,7 @@
 //! show the size of a deviation expected from noise alone. The caption states the
 //! Kolmogorov–Smirnov statistic `max |C_k| / sigma` and its p-value.
 
-use crate::frame::{pt, DESC, TICK};
+use crate::frame::{house_mesh, pt, DESC};
 use crate::numfmt::display;
 use crate::palette::{GAP, POINT};
 use crate::smooth::{err, failed};
@@ -83,20 +83,18 @@ pub fn cumulative_differences_sized(w: u32, c: &Cumulative<'_>) -> String {
             .y_label_area_size(70)
             .build_cartesian_2d(0f64..1f64, -pad..pad)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("share of samples, by increasing confidence (k/n)")
-            .y_desc("accuracy − confidence, cumulated (C_k)")
-            .x_labels(6)
-            .y_labels(7)
-            .x_label_formatter(&|v| format!("{v:.1}"))
-            .y_label_formatter(&|v| display(Some(*v)))
-            .bold_line_style(BLACK.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", pt(DESC)))
-            .label_style(("sans-serif", pt(TICK)))
-            .draw()
-            .map_err(|e| err(&e))?;
+        house_mesh(
+            chart
+                .configure_mesh()
+                .x_desc("share of samples, by increasing confidence (k/n)")
+                .y_desc("accuracy − confidence, cumulated (C_k)")
+                .x_labels(6)
+                .y_labels(7)
+                .x_label_formatter(&|v| format!("{v:.1}"))
+                .y_label_formatter(&|v| display(Some(*v))),
+        )
+        .draw()
+        .map_err(|e| err(&e))?;
         chart
             .draw_series(LineSeries::new([(0.0, 0.0), (1.0, 0.0)], BLACK.mix(0.5)))
             .map_err(|e| err(&e))?;

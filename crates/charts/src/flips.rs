@@ -8,7 +8,7 @@
 //! markers as an overlay (a slider step does not redraw the chart); [`with_markers`]
 //! draws them into the SVG for export.
 
-use crate::frame::{pt, DESC, TICK};
+use crate::frame::house_mesh;
 use crate::palette::model;
 use crate::{failed_svg, hex};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -186,20 +186,18 @@ impl Plot<'_> {
             .y_label_area_size(70)
             .build_cartesian_2d((1f64..self.x_hi).log_scale(), y_range)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("bins m (log scale)")
-            .y_desc(self.y_label)
-            .x_labels(if self.w < 480 { 5 } else { 8 })
-            .y_labels(if self.h < 260 { 4 } else { 6 })
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| (self.y_fmt)(*v))
-            .bold_line_style(BLACK.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", pt(DESC)))
-            .label_style(("sans-serif", pt(TICK)))
-            .draw()
-            .map_err(|e| err(&e))?;
+        house_mesh(
+            chart
+                .configure_mesh()
+                .x_desc("bins m (log scale)")
+                .y_desc(self.y_label)
+                .x_labels(if self.w < 480 { 5 } else { 8 })
+                .y_labels(if self.h < 260 { 4 } else { 6 })
+                .x_label_formatter(&|v| format!("{v:.0}"))
+                .y_label_formatter(&|v| (self.y_fmt)(*v)),
+        )
+        .draw()
+        .map_err(|e| err(&e))?;
         let x_of_m: Vec<f64> = (1..=self.m_max)
             .map(|m| chart.backend_coord(&(m as f64, 0.0)).0 as f64)
             .collect();

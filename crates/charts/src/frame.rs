@@ -9,6 +9,9 @@
 //! `cs-whisker`, `cs-strip`, `cs-halo`) beside its light-theme colour, and the page's
 //! stylesheet gives each class its colour in either theme (style/app.css).
 
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::prelude::{Color, DrawingBackend, BLACK, TRANSPARENT};
 use plotters::style::RGBColor;
 use std::fmt::Write;
 
@@ -131,6 +134,22 @@ pub fn text(out: &mut String, x: f64, y: f64, anchor: &str, s: &str) {
         "<text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"{anchor}\" font-family=\"sans-serif\" font-size=\"{TICK}\" fill=\"#000000\">{}</text>",
         esc(s)
     );
+}
+
+/// Every chart's mesh in the house style: faint major grid lines, no minor ones, axis
+/// titles of [`DESC`] and tick labels of [`TICK`] pixels.
+pub fn house_mesh<'m, 'a, 'b, X, Y, XT, YT, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+    DB: DrawingBackend,
+{
+    mesh.bold_line_style(BLACK.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .axis_desc_style(("sans-serif", pt(DESC)))
+        .label_style(("sans-serif", pt(TICK)))
 }
 
 #[cfg(test)]

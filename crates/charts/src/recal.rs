@@ -2,7 +2,7 @@
 //! the fitted maps (raw score to recalibrated probability). Colours come from
 //! [`crate::palette`]; the web app's CSS restyles them for the dark theme.
 
-use crate::frame::{self, pt, Item, Swatch, DESC, TICK};
+use crate::frame::{self, house_mesh, Item, Swatch};
 use crate::palette::{GAP, POINT, SERIES};
 use plotters::prelude::*;
 
@@ -56,20 +56,18 @@ pub fn tau_curve_sized(
             .y_label_area_size(60)
             .build_cartesian_2d((0.05f64..20f64).log_scale(), (lo - pad)..(hi + pad))
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("τ (log scale)")
-            .y_desc("calibration NLL")
-            .x_labels(if w < 480 { 5 } else { 8 })
-            .y_labels(6)
-            .x_label_formatter(&|v| format!("{v}"))
-            .y_label_formatter(&|v| format!("{v:.3}"))
-            .bold_line_style(BLACK.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", pt(DESC)))
-            .label_style(("sans-serif", pt(TICK)))
-            .draw()
-            .map_err(|e| err(&e))?;
+        house_mesh(
+            chart
+                .configure_mesh()
+                .x_desc("τ (log scale)")
+                .y_desc("calibration NLL")
+                .x_labels(if w < 480 { 5 } else { 8 })
+                .y_labels(6)
+                .x_label_formatter(&|v| format!("{v}"))
+                .y_label_formatter(&|v| format!("{v:.3}")),
+        )
+        .draw()
+        .map_err(|e| err(&e))?;
         chart
             .draw_series(LineSeries::new(
                 [(1.0, lo - pad), (1.0, hi + pad)],
@@ -152,20 +150,18 @@ pub fn fitted_map_sized(
             .y_label_area_size(52)
             .build_cartesian_2d(lo..hi, 0f64..1f64)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc("recalibrated probability")
-            .x_labels(if w < 480 { 5 } else { 7 })
-            .y_labels(6)
-            .x_label_formatter(&|v| format!("{v:.2}"))
-            .y_label_formatter(&|v| format!("{v:.1}"))
-            .bold_line_style(BLACK.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", pt(DESC)))
-            .label_style(("sans-serif", pt(TICK)))
-            .draw()
-            .map_err(|e| err(&e))?;
+        house_mesh(
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc("recalibrated probability")
+                .x_labels(if w < 480 { 5 } else { 7 })
+                .y_labels(6)
+                .x_label_formatter(&|v| format!("{v:.2}"))
+                .y_label_formatter(&|v| format!("{v:.1}")),
+        )
+        .draw()
+        .map_err(|e| err(&e))?;
         for (i, (_, points)) in curves.iter().enumerate() {
             let colour = SERIES[i % SERIES.len()];
             chart

@@ -6,7 +6,7 @@
 //! bins on a 1,300 px card) dots, gaps and whiskers would be a barcode: the diagram
 //! keeps the bars and says so in its legend.
 
-use crate::frame::{self, pt, Item, Swatch, DESC, TICK};
+use crate::frame::{self, house_mesh, Item, Swatch, TICK};
 use crate::merge;
 use crate::palette::{BAR, DOT, GAP, STRIP, WHISKER};
 use crate::{hex, path, Bin, BinPx, Drawn};
@@ -179,20 +179,18 @@ fn plot(
         .build_cartesian_2d(0f64..1f64, 0f64..1f64)
         .map_err(|e| err(&e))?;
     let ticks = if w < 420 { 6 } else { 11 };
-    chart
-        .configure_mesh()
-        .x_desc(opt.x_label)
-        .y_desc(opt.y_label)
-        .x_labels(ticks)
-        .y_labels(6)
-        .x_label_formatter(&|v| format!("{v:.1}"))
-        .y_label_formatter(&|v| format!("{v:.1}"))
-        .bold_line_style(BLACK.mix(0.12))
-        .light_line_style(TRANSPARENT)
-        .axis_desc_style(("sans-serif", pt(DESC)))
-        .label_style(("sans-serif", pt(TICK)))
-        .draw()
-        .map_err(|e| err(&e))?;
+    house_mesh(
+        chart
+            .configure_mesh()
+            .x_desc(opt.x_label)
+            .y_desc(opt.y_label)
+            .x_labels(ticks)
+            .y_labels(6)
+            .x_label_formatter(&|v| format!("{v:.1}"))
+            .y_label_formatter(&|v| format!("{v:.1}")),
+    )
+    .draw()
+    .map_err(|e| err(&e))?;
     let plot_w = chart.plotting_area().get_pixel_range().0;
     // a bar of at least ~2 units so narrow equal-mass bins stay visible
     let min_w = 2.0 / (plot_w.end - plot_w.start).max(1) as f64;

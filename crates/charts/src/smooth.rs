@@ -4,7 +4,7 @@
 //! forecasts as a band along the bottom; `sigma*` and smECE are stated on the chart.
 //! Colours come from [`crate::palette`].
 
-use crate::frame::{pt, DESC, TICK};
+use crate::frame::{house_mesh, pt, DESC};
 use crate::numfmt::display;
 use crate::palette::{POINT, STRIP};
 use plotters::prelude::*;
@@ -68,20 +68,18 @@ pub fn smooth_reliability_sized(w: u32, curve: &SmoothCurve<'_>, x_label: &str) 
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..1f64, 0f64..1f64)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc("smoothed mean outcome")
-            .x_labels(6)
-            .y_labels(6)
-            .x_label_formatter(&|v| format!("{v:.1}"))
-            .y_label_formatter(&|v| format!("{v:.1}"))
-            .bold_line_style(BLACK.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_desc_style(("sans-serif", pt(DESC)))
-            .label_style(("sans-serif", pt(TICK)))
-            .draw()
-            .map_err(|e| err(&e))?;
+        house_mesh(
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc("smoothed mean outcome")
+                .x_labels(6)
+                .y_labels(6)
+                .x_label_formatter(&|v| format!("{v:.1}"))
+                .y_label_formatter(&|v| format!("{v:.1}")),
+        )
+        .draw()
+        .map_err(|e| err(&e))?;
         let peak = curve
             .density
             .iter()
