@@ -343,20 +343,7 @@ FROM (SELECT *, {cc} AS cc FROM ({stage3}) s3) t CROSS JOIN {}",
         class_w(fn_),
         d.readings(with_classes),
     );
-    let sums = [
-        "nll",
-        "brier_mc",
-        "csr_wrong",
-        "csr_odds",
-        "cw_weight",
-        "cw_correct",
-        "tp",
-        "fp",
-        "fn",
-        "cw_tp",
-        "cw_fp",
-        "cw_fn",
-    ];
+    let sums = crate::table::global_sums();
     let sums: Vec<String> = sums
         .iter()
         .map(|c| format!("SUM({c}) AS {}", q(c)))

@@ -57,6 +57,16 @@ pub const COLUMNS: [&str; 25] = [
     "cw_fn",
 ];
 
+/// The columns of the unbinned global sums (from `nll` to the end of [`COLUMNS`]):
+/// `calibscope sql` selects each as a `SUM` over the model's rows.
+pub fn global_sums() -> &'static [&'static str] {
+    let first = COLUMNS
+        .iter()
+        .position(|c| *c == "nll")
+        .unwrap_or(COLUMNS.len());
+    &COLUMNS[first..]
+}
+
 /// `binary`, `multiclass` or `toplabel`.
 pub fn kind_name(kind: Kind) -> &'static str {
     match kind {
