@@ -1,6 +1,6 @@
 //! `cargo xtask`: builds the web app into `dist/` and serves it.
 //!
-//! - `cargo xtask dist [--no-opt] [--names]`: `cargo build` of the app's one wasm
+//! - `cargo xtask dist [--no-opt] [--names] [--out DIR]`: `cargo build` of the app's one wasm
 //!   module (crates/web; the page and the worker load the same `app_bg.wasm`) for
 //!   wasm32-unknown-unknown with profile `wasm-release` (small code, except the
 //!   worker's hot crates) and 128-bit SIMD, wasm-bindgen (this crate links
@@ -50,7 +50,7 @@ fn main() -> ExitCode {
         Some("dist") => dist(&args[1..]),
         Some("serve") => serve(&args[1..]),
         _ => Err(
-            "usage: cargo xtask dist [--no-opt] [--names] | serve [--port N] [--port-file F] [--dir D]"
+            "usage: cargo xtask dist [--no-opt] [--names] [--out DIR] | serve [--port N] [--port-file F] [--dir D]"
                 .into(),
         ),
     };
@@ -82,7 +82,13 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 
 fn dist(args: &[String]) -> Result<(), String> {
     let root = root();
-    let out = root.join("dist");
+    // `--out DIR`: build into DIR instead of `dist/` (several builds side by side)
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("dist"));
     let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("== cargo build {BIN} (wasm32-unknown-unknown, profile {PROFILE})");
