@@ -94,6 +94,7 @@ fn App() -> impl IntoView {
                 View::Audit => view! { <Verdicts/><Explorer/><Overview/> }.into_any(),
                 View::Flips => view! { <Flips/> }.into_any(),
                 View::Recalibrate => view! { <Recalibrate/> }.into_any(),
+                View::Slices => view! { <crate::slices::Slices/> }.into_any(),
                 View::Learn => view! { <Learn/> }.into_any(),
                 View::TruthLab => view! { <TruthLab/> }.into_any(),
                 View::BeyondLab => view! { <BeyondLab/> }.into_any(),

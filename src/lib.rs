@@ -25,3 +25,4 @@ mod page;
 mod recal;
 pub mod shared;
 mod sharing;
+mod slices;

@@ -9,6 +9,8 @@ use crate::shared::{slider, text};
 use calibscope_core::binning::Binning;
 use calibscope_core::Kind;
 use leptos::prelude::*;
+
+use crate::slices::brush::{BrushPanel, BrushTarget};
 use wasm_bindgen::JsCast;
 
 use crate::audit::binning_free::{BinningFree, BinningFreeChart, Diagram};
@@ -193,9 +195,35 @@ pub fn Explorer() -> impl IntoView {
             });
         active.set(hit);
     };
+    // brushing: the rows of the bin clicked, or chosen with Enter
+    let brush = RwSignal::new(None::<BrushTarget>);
+    let select_bin = move || {
+        let Some(i) = active.get_untracked() else {
+            return;
+        };
+        let target = store.computed.with_untracked(|c| {
+            let c = c.as_ref()?;
+            let r = c.rows.get(i)?;
+            Some(BrushTarget {
+                model: c.model,
+                reading: c.reading,
+                binning: c.binning,
+                m: c.m,
+                bin: r.bin,
+                group: None,
+                label: format!("bin {} of {} ({} rows)", r.bin, c.m, r.n),
+            })
+        });
+        brush.set(target);
+    };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
         let n = drawn.with_untracked(|d| d.as_ref().map_or(0, |d| d.bins.len()));
         if n == 0 {
+            return;
+        }
+        if ev.key() == "Enter" {
+            ev.prevent_default();
+            select_bin();
             return;
         }
         let cur = active.get_untracked();
@@ -236,8 +264,9 @@ pub fn Explorer() -> impl IntoView {
                 {move || (bf.diagram.get() != Diagram::Binned).then(|| view! { <BinningFreeChart/> })}
                 <div class="chart-wrap" hidden=move || bf.diagram.get() != Diagram::Binned>
                     <div class="chart" tabindex="0" role="img" id="chart"
-                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
+                        aria-label=move || format!("Reliability diagram of {} with {} {} bins; use the arrow keys to read each bin and Enter to list its rows", reading_label(&s2, store.reading.get()), store.m.get(), store.binning.get().name())
                         on:mousemove=on_pointer on:mouseleave=move |_| active.set(None) on:keydown=on_key
+                        on:click=move |ev| { on_pointer(ev); select_bin(); }
                         on:blur=move |_| active.set(None)>
                         <div class="svg" node_ref=svg_box inner_html=move || drawn.with(|d| d.as_ref().map(|d| d.svg.clone()).unwrap_or_default())></div>
                         <svg class="overlay" viewBox=move || drawn.with(|d| d.as_ref().map_or(format!("0 0 {} {}", chart::W, chart::H), |d| format!("0 0 {} {}", d.w, d.h))) aria-hidden="true">
@@ -252,7 +281,8 @@ pub fn Explorer() -> impl IntoView {
                         </svg>
                         <Tooltip active=active drawn=drawn/>
                     </div>
-                    <p class="legend">"The whiskers are 95% Clopper–Pearson intervals of each bin's accuracy. The strip under the diagram counts the samples per bin, on a log scale when the counts differ more than 20-fold (automatic). When the bins are narrower than 8 pixels only the bars are drawn."</p>
+                    <BrushPanel target=brush id="audit-brush"/>
+                    <p class="legend">"Click a bin (or choose it with the arrow keys and press Enter) to list its rows. The whiskers are 95% Clopper–Pearson intervals of each bin's accuracy. The strip under the diagram counts the samples per bin, on a log scale when the counts differ more than 20-fold (automatic). When the bins are narrower than 8 pixels only the bars are drawn."</p>
                 </div>
                 <div class="controls" role="group" aria-label="Reliability diagram settings">
                     {model_select}

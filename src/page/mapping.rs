@@ -170,6 +170,7 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
                 {field("models", "Models", models)}
                 {field("model_column", "Model column", s.model_column.clone().unwrap_or_else(|| "none".into()))}
                 {field("id_column", "Id column", s.id_column.clone().unwrap_or_else(|| "none".into()))}
+                {field("groups", "Grouping columns", if s.group_columns.is_empty() { "none".into() } else { s.group_columns.join(" × ") })}
                 {field("ignored", "Ignored columns", if s.ignored.is_empty() { "none".into() } else { s.ignored.join(", ") })}
             </dl>
             {(!s.guesses.is_empty()).then(|| view! { <h3 class="read-choices">"Choices made while reading"</h3><ul>{guesses}</ul> })}
@@ -195,6 +196,7 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| AUTO.to_string());
     let model_col = RwSignal::new(optional(&m.model_column));
     let id_col = RwSignal::new(optional(&m.id_column));
+    let groups = RwSignal::new(m.groups.clone());
     // what is wrong with the form, checked here before anything is read again
     let problem = RwSignal::new(None::<String>);
     let apply = move |_| {
@@ -213,6 +215,7 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
             class_names: list(&class_names.get_untracked()),
             model_column: pick(model_col),
             id_column: pick(id_col),
+            groups: groups.get_untracked(),
         };
         match request.to_mapping() {
             Err(message) => problem.set(Some(message)),
@@ -229,6 +232,26 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
         .cloned()
         .collect::<Vec<_>>()
         .join(", ");
+    let group_boxes = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (c1, c2) = (c.clone(), c.clone());
+            view! {
+                <label><input type="checkbox" class="map-group" id=format!("map-group-{i}") value=c.clone()
+                    prop:checked=move || groups.with(|g| g.contains(&c1))
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        groups.update(|g| {
+                            g.retain(|x| x != &c2);
+                            if on {
+                                g.push(c2.clone());
+                            }
+                        });
+                    }/>{c.clone()}</label>
+            }
+        })
+        .collect_view();
     let select = move |id: &'static str,
                        text: &'static str,
                        signal: RwSignal<String>,
@@ -282,6 +305,11 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
                 </label>
                 {select("map-model", "Model column", model_col, &[(AUTO, "detect"), ("", "none (one model)")])}
                 {select("map-id", "Id column", id_col, &[(AUTO, "detect"), ("", "none")])}
+                <fieldset class="map-groups" id="map-groups" aria-describedby="map-groups-help">
+                    <legend>"Group by (Slices view)"</legend>
+                    {group_boxes}
+                    <span class="hint" id="map-groups-help">"columns the mapping does not use otherwise (a subject, a site, a binarised feature); several: their combinations"</span>
+                </fieldset>
                 <button id="map-apply" on:click=apply>"Read again"</button>
                 <button id="map-reset" on:click=move |_| opening.remap(MappingOverride::default())>"Detect everything"</button>
             </div>

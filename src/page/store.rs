@@ -10,6 +10,8 @@ use serde_json::Value;
 pub enum View {
     /// The overview and the reliability explorer.
     Audit,
+    /// Calibration per group, and the rows of a group's bin.
+    Slices,
     /// Rankings of several models across bin counts.
     Flips,
     /// Temperature, Platt and isotonic recalibration, before and after.
@@ -29,6 +31,7 @@ impl View {
     /// Every view, in the navigation's order.
     pub const ALL: &'static [View] = &[
         View::Audit,
+        View::Slices,
         View::Flips,
         View::Recalibrate,
         View::Learn,
@@ -41,6 +44,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Audit => "audit",
+            View::Slices => "slices",
             View::Flips => "flips",
             View::Recalibrate => "recalibrate",
             View::Learn => "learn",
@@ -54,6 +58,7 @@ impl View {
     pub fn title(self) -> &'static str {
         match self {
             View::Audit => "Audit",
+            View::Slices => "Slices",
             View::Flips => "Ranking flips",
             View::Recalibrate => "Recalibrate",
             View::Learn => "Learn",

@@ -25,6 +25,7 @@ pub mod labs_repro;
 pub mod labs_tour;
 pub mod recal;
 pub mod record;
+pub mod slices;
 
 /// The fixtures' comparison rules (the audit tests' own code), for the fixture tests.
 #[cfg(test)]
@@ -166,6 +167,7 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
                 why: g.why.clone(),
             })
             .collect(),
+        group_columns: d.groups.as_ref().map_or(Vec::new(), |g| g.columns.clone()),
         m_overview,
         m_max: n.clamp(1, M_SLIDER_MAX),
         m_values,
@@ -209,6 +211,8 @@ pub struct Session {
     recal: Option<recal::RecalState>,
     /// The audits of [`Session::audits`], made once (the second stage adds to them).
     audits: std::cell::OnceCell<Vec<Value>>,
+    /// The Slices view's groups and the last brush's bin index.
+    slices: slices::SlicesCache,
 }
 
 impl Session {
@@ -243,6 +247,7 @@ impl Session {
             intervals: IntervalCache::new(DEFAULT_ALPHA),
             recal: None,
             audits: Default::default(),
+            slices: Default::default(),
         }
     }
 

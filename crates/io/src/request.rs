@@ -36,6 +36,10 @@ pub struct MappingRequest {
     /// The sample id column; `none` (or an empty name): no id column.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub id_column: Option<String>,
+    /// Grouping columns (several: their intersections); empty: none, or an
+    /// lm-evaluation-harness log's subject or task.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub groups: Vec<String>,
 }
 
 fn pick(v: &Option<String>) -> Pick {
@@ -87,6 +91,7 @@ impl MappingRequest {
             class_names: mapping.class_names.clone().unwrap_or_default(),
             model_column: pick(&mapping.model),
             id_column: pick(&mapping.id),
+            groups: mapping.groups.clone(),
         }
     }
 
@@ -146,8 +151,7 @@ impl MappingRequest {
             class_names: (!class_names.is_empty()).then_some(class_names),
             model: pick(&self.model_column),
             id: pick(&self.id_column),
-            // (a grouping is chosen apart from the request: the CLI's --group)
-            groups: Vec::new(),
+            groups: nonempty(&self.groups),
         })
     }
 }

@@ -31,6 +31,7 @@ pub mod flips;
 pub mod labs;
 pub mod packed;
 pub mod recal;
+pub mod slices;
 
 pub use recal::RecalView;
 
@@ -180,6 +181,19 @@ pub enum ToWorker {
     /// smooth reliability curve and the cumulative differences); answered by
     /// [`FromWorker::Diagrams`].
     Diagrams { id: u64, model: usize },
+    /// Calibration per group (the Slices view); answered by two
+    /// [`FromWorker::Slices`]: the table, then the permutation test.
+    Slices {
+        id: u64,
+        gen: u64,
+        request: slices::SlicesRequest,
+    },
+    /// The rows of one bin (brushing); answered by [`FromWorker::Brushed`].
+    Brush {
+        id: u64,
+        gen: u64,
+        request: slices::BrushRequest,
+    },
 }
 
 /// How a recorded value compares with its recomputation (calibscope-audit's
@@ -317,6 +331,9 @@ pub struct Summary {
     pub model_column: Option<String>,
     pub id_column: Option<String>,
     pub guesses: Vec<GuessItem>,
+    /// The grouping columns (empty: not grouped).
+    #[serde(default)]
+    pub group_columns: Vec<String>,
     /// The bin count of the overview's ECE family.
     pub m_overview: usize,
     /// The slider's largest bin count, `min(n, 2000)`.
@@ -346,6 +363,7 @@ impl Default for Summary {
             model_column: None,
             id_column: None,
             guesses: Vec::new(),
+            group_columns: Vec::new(),
             m_overview: 0,
             m_max: 0,
             m_values: Vec::new(),
@@ -462,6 +480,19 @@ pub enum FromWorker {
         model: usize,
         tables: Value,
     },
+    /// The answer to [`ToWorker::Slices`] (`complete`: with the test).
+    Slices {
+        id: u64,
+        gen: u64,
+        complete: bool,
+        answer: slices::SlicesAnswer,
+    },
+    /// The answer to [`ToWorker::Brush`].
+    Brushed {
+        id: u64,
+        gen: u64,
+        answer: slices::BrushAnswer,
+    },
     /// The answer to [`ToWorker::Verify`].
     Verified {
         id: u64,
@@ -515,6 +546,8 @@ impl FromWorker {
             | FromWorker::Verified { id, .. }
             | FromWorker::Bootstrapped { id, .. }
             | FromWorker::Diagrams { id, .. }
+            | FromWorker::Slices { id, .. }
+            | FromWorker::Brushed { id, .. }
             | FromWorker::Cancelled { id }
             | FromWorker::Error { id, .. } => Some(*id),
         }

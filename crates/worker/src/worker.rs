@@ -296,6 +296,8 @@ fn on_message(event: MessageEvent) {
             alpha,
         } => start_bootstrap(id, replicates, seed, alpha),
         ToWorker::Diagrams { id, model } => with_session(id, |s| s.diagrams(id, model)),
+        ToWorker::Slices { id, gen, request } => start_slices(id, gen, request),
+        ToWorker::Brush { id, gen, request } => with_session(id, |s| s.brush(id, gen, &request)),
     }
 }
 
@@ -364,6 +366,33 @@ fn start_verify(id: u64, files: Vec<File>) {
 }
 
 /// Posts what `f` answers with the open session (an error when none is open).
+/// The Slices view's table at once, then (unless cancelled meanwhile) the
+/// permutation test.
+fn start_slices(id: u64, gen: u64, request: engine::proto::slices::SlicesRequest) {
+    let first = STATE.with(|s| match s.borrow_mut().session.as_mut() {
+        None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+        Some(session) => session.slices(id, gen, &request, false),
+    });
+    post(&first);
+    if !matches!(first, FromWorker::Slices { complete: false, .. }) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        yield_now().await;
+        let answer = STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.cancelled.remove(&id) {
+                return FromWorker::Cancelled { id };
+            }
+            match s.session.as_mut() {
+                None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
+                Some(session) => session.slices(id, gen, &request, true),
+            }
+        });
+        post(&answer);
+    });
+}
+
 fn with_session(id: u64, f: impl FnOnce(&mut Session) -> FromWorker) {
     let answer = STATE.with(|s| match s.borrow_mut().session.as_mut() {
         None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
