@@ -14,6 +14,7 @@ use crate::flips::Flips;
 use crate::labs::beyond::BeyondLab;
 use crate::labs::truth::TruthLab;
 use crate::learn::Learn;
+use crate::page::aggregate::{self, AggregateNote};
 use crate::page::mapping::MappingPanel;
 use crate::page::opening::{files_of, Opening};
 use crate::page::panels::{
@@ -91,9 +92,11 @@ fn App() -> impl IntoView {
             <MappingPanel/>
             <ViewNav/>
             {move || match store.view.get() {
-                View::Audit => view! { <Verdicts/><Explorer/><Overview/> }.into_any(),
-                View::Flips => view! { <Flips/> }.into_any(),
-                View::Recalibrate => view! { <Recalibrate/> }.into_any(),
+                View::Audit => view! { <AggregateNote/><Verdicts/><Explorer/><Overview/> }.into_any(),
+                View::Flips => aggregate::unavailable_view("Ranking flips", aggregate::NO_FLIPS)
+                    .unwrap_or_else(|| view! { <Flips/> }.into_any()),
+                View::Recalibrate => aggregate::unavailable_view("Recalibrate", aggregate::NO_RECALIBRATION)
+                    .unwrap_or_else(|| view! { <Recalibrate/> }.into_any()),
                 View::Slices => view! { <crate::slices::Slices/> }.into_any(),
                 View::Learn => view! { <Learn/> }.into_any(),
                 View::TruthLab => view! { <TruthLab/> }.into_any(),

@@ -399,6 +399,7 @@ fn EceFamily() -> impl IntoView {
                     let d = text::metric(k);
                     let v = c.metrics.get(k).copied().flatten();
                     let path = metric_path(&prefix, c.reading, c.binning, c.m, k);
+                    crate::page::aggregate::note_table(&path, k, &c.metrics);
                     let id = format!("ef-help-{k}");
                     let described = id.clone();
                     view! {

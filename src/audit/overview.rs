@@ -180,7 +180,7 @@ pub fn Overview() -> impl IntoView {
                             } else {
                                 get_path(audit, path).and_then(|v| v.as_f64())
                             };
-                            let pending = SECOND_STAGE.contains(key) && get_path(audit, path).is_none();
+                            let pending = SECOND_STAGE.contains(key) && get_path(audit, path).is_none() && !crate::page::aggregate::is_open();
                             let cell = if pending {
                                 view! { <span class="pending" title="computed with the bootstrap, in a moment">"…"</span> }.into_any()
                             } else {

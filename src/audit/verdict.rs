@@ -98,6 +98,9 @@ impl SecondStage {
     /// Asks for the second stage of the data set just shown.
     pub fn start(self) {
         self.error.set(None);
+        if crate::page::aggregate::is_open() {
+            return; // no verdict from an aggregate (its note says why)
+        }
         self.progress.set(Some((0, REPLICATES as u64)));
         self.call.send(Bootstrap {
             replicates: REPLICATES,
@@ -166,6 +169,9 @@ pub fn Verdicts() -> impl IntoView {
     let stage = expect_context::<SecondStage>();
     move || {
         let s = store.summary.get()?;
+        if crate::page::aggregate::is_open() {
+            return None;
+        }
         let several = s.models.len() > 1;
         let ready = store
             .audits

@@ -2,6 +2,7 @@
 //! opening data (`opening`) with its progress, error and mapping panels, and the
 //! theme control.
 
+pub mod aggregate;
 pub mod mapping;
 pub mod opening;
 pub mod panels;

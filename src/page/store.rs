@@ -171,6 +171,7 @@ impl Store {
         self.model.set(0);
         self.reading.set(Reading::Confidence);
         self.m.set(summary.m_overview);
+        crate::page::aggregate::load(&summary.models, &audits);
         self.audits.set(audits);
         self.summary.set(Some(summary));
     }

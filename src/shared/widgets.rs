@@ -10,6 +10,10 @@ use crate::page::store::Store;
 
 /// A number with its `data-metric` path and full-precision `data-value`.
 pub fn num_view(path: String, value: Option<f64>, why_undefined: &'static str) -> AnyView {
+    // an aggregate's numbers carry their mark (exact or bounded)
+    if let Some(v) = crate::page::aggregate::num_view(&path, value) {
+        return v;
+    }
     let shown = display(value);
     let dv = data_value(value);
     if value.is_some() {

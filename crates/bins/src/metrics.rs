@@ -62,7 +62,7 @@ pub struct Value {
 pub const UNAVAILABLE: [(&str, &str); 4] = [
     ("recalibration (temperature, Platt, isotonic)", "fitting a map needs each row's scores; an aggregate keeps sums over cells"),
     ("cwAUC", "needs each sample's confidence weight beside its class score; the cells keep them apart"),
-    ("smECE and the bootstrap intervals", "need the individual forecasts; not computed from cells in this version"),
+    ("the verdict, smECE and the bootstrap intervals", "the calibration test and smECE follow the individual forecasts and the bootstrap resamples them; not computed from cells in this version"),
     ("ranking flips across models", "computed from the models' binned metrics by the multi-model audit, not yet from aggregates"),
 ];
 
@@ -166,6 +166,39 @@ impl GridReading {
         }
         let pairs = pos as f64 * neg as f64;
         Some((wins / pairs, 0.5 * ambiguous / pairs))
+    }
+
+    /// Samples in the reading.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The reading's Brier score `Σ (u - o)² / n` (`None` when empty): exact.
+    pub fn brier(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum_sq() / self.n as f64)
+    }
+
+    /// The reliability table and binned metrics at `(binning, m)` from the cells
+    /// placed whole ([`GridReading::place`]), Clopper–Pearson at level `1 - alpha`,
+    /// and `None` when every value is exact, else the ECE's bound (the other values
+    /// of a bounded table are not given: only its ECE is within a known distance).
+    pub fn table(
+        &self,
+        binning: Binning,
+        m: usize,
+        alpha: f64,
+    ) -> (Vec<ReliabilityRow>, BinnedMetrics, Option<f64>) {
+        let placed = self.place(binning, m);
+        let source = PlacedSource {
+            grid: self,
+            bins: &placed.bins,
+        };
+        let bound = (placed.straddling > 0).then(|| 2.0 * placed.moved / self.n.max(1) as f64);
+        (
+            reliability_table(&source, binning, m, alpha),
+            source.binned_metrics(binning, m),
+            bound,
+        )
     }
 
     /// `Σ (u - o)²` over the reading.

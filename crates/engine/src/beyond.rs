@@ -47,6 +47,9 @@ impl Session {
         seed: u64,
         alpha: f64,
     ) -> Result<BeyondJob, String> {
+        if self.aggregate.is_some() {
+            return Err(crate::aggregate::NO_VERDICT.to_string());
+        }
         let settings = BootstrapSettings {
             replicates,
             seed,
@@ -61,6 +64,13 @@ impl Session {
     /// The binning-free diagrams' data of model `model` (answers
     /// [`crate::proto::ToWorker::Diagrams`]).
     pub fn diagrams(&self, id: u64, model: usize) -> FromWorker {
+        if self.aggregate.is_some() {
+            return crate::worker_error(
+                id,
+                crate::proto::codes::BAD_PARAMETERS,
+                crate::aggregate::NO_DIAGRAMS,
+            );
+        }
         match self.models.get(model) {
             None => crate::worker_error(
                 id,

@@ -18,6 +18,7 @@ use calibscope_proto::{
     Row, Summary,
 };
 
+pub mod aggregate;
 pub mod beyond;
 pub mod flips;
 pub mod labs;
@@ -211,6 +212,8 @@ pub struct Session {
     recal: Option<recal::RecalState>,
     /// The audits of [`Session::audits`], made once (the second stage adds to them).
     audits: std::cell::OnceCell<Vec<Value>>,
+    /// An opened aggregate's models (then `models` is empty).
+    aggregate: Option<Box<aggregate::AggregateState>>,
     /// The Slices view's groups and the last brush's bin index.
     slices: slices::SlicesCache,
 }
@@ -247,6 +250,7 @@ impl Session {
             intervals: IntervalCache::new(DEFAULT_ALPHA),
             recal: None,
             audits: Default::default(),
+            aggregate: None,
             slices: Default::default(),
         }
     }
@@ -345,6 +349,9 @@ impl Session {
         binning: Binning,
         m: usize,
     ) -> FromWorker {
+        if let Some(a) = &self.aggregate {
+            return a.compute(id, gen, model, reading, binning, m);
+        }
         let bad = |msg: String| worker_error(id, proto::codes::BAD_PARAMETERS, msg);
         if m == 0 || m > M_SLIDER_MAX.max(2 * self.n()) {
             return bad(format!("bin count {m} is outside 1..{}", M_SLIDER_MAX));

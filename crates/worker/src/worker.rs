@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use calibscope_engine::{self as engine, record, Session};
 
+#[path = "aggregate.rs"]
+mod aggregate;
 #[path = "bootstrap.rs"]
 mod bootstrap;
 use bootstrap::start_bootstrap;
@@ -416,6 +418,11 @@ fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride, limits: Limit
             s.cancelled.insert(old);
         }
     });
+    // an aggregate (calibscope-bins/1) opens without a mapping
+    if aggregate::open_if_aggregate(id, &files) {
+        STATE.with(|s| s.borrow_mut().reading = None);
+        return;
+    }
     wasm_bindgen_futures::spawn_local(async move {
         let outcome = read_all(id, &files, &opts).await;
         let cancelled = STATE.with(|s| {
