@@ -144,5 +144,35 @@ for doc_id in range(5):
                 "metrics": ["exact_match"], "doc_hash": "", "prompt_hash": "",
                 "target_hash": "", "exact_match": 1.0})
 write("generate", gen, "samples_generate.jsonl")
+
+# 4. an ARC-like task whose questions have 3 to 5 choices (ragged), integer targets,
+# with each question's own log-likelihoods in a plain file for the oracle tests
+# (id,label,choices,ll_0..ll_4; a question's missing choices are empty)
+arc = []
+for doc_id in range(240):
+    k = int(rng.choice([3, 4, 4, 4, 5]))
+    choices = [f"answer {doc_id}.{j} " + "word " * int(rng.integers(1, 4)) for j in range(k)]
+    gold = int(rng.integers(0, k))
+    lls = rng.normal(-9.0, 2.5, size=k)
+    lls[gold] += 3.0 * abs(rng.normal())
+    doc = {"question": f"question {doc_id}", "choices": {"text": choices, "label": list("ABCDE"[:k])}, "answerKey": "ABCDE"[gold]}
+    arc.append((sample(doc_id, doc, choices, gold, lls, f"Question: question {doc_id}\nAnswer:"), gold))
+write("arc_like", plain(arc), "samples_arc_like.jsonl")
+with open(os.path.join(out, "arc_like_choices.csv"), "w") as f:
+    f.write("id,label,choices," + ",".join(f"ll_{j}" for j in range(5)) + "\n")
+    for s, gold in arc:
+        lls = [str(ll) for ll, _ in s["filtered_resps"]]
+        f.write(f"{s['doc_id']},{gold},{len(lls)}," + ",".join(lls + [""] * (5 - len(lls))) + "\n")
+
+# bad ragged logs: a target past its own question's choices (the log has questions
+# with more), and responses that do not match the arguments (one choice's response cut)
+short = next(i for i, (s, _) in enumerate(arc[:30]) if len(s["filtered_resps"]) == 3)
+bad = [dict(s) for s, _ in arc[:30]]
+bad[short] = dict(bad[short]); bad[short]["target"] = 3
+write("ragged_bad_target", bad, "samples_ragged_bad_target.jsonl")
+cut = [dict(s) for s, _ in arc[:30]]
+cut[4] = dict(cut[4]); cut[4]["filtered_resps"] = cut[4]["filtered_resps"][:-1]
+write("ragged_resps", cut, "samples_ragged_resps.jsonl")
+print("short question at row", short)
 print("wrote", sorted(os.listdir(out)))
 PY

@@ -248,7 +248,8 @@ pub fn Explorer() -> impl IntoView {
         if s.kind == Kind::Binary {
             readings.push(("positive".into(), "positive class P(y = 1)".into()));
         }
-        if s.kind != Kind::TopLabel {
+        // rows with different numbers of choices: no class is the same from row to row
+        if s.kind != Kind::TopLabel && s.classwise_unavailable.is_none() {
             for (r, name) in s.class_names.iter().enumerate().take(s.k) {
                 readings.push((format!("class:{r}"), format!("class {name}")));
             }
@@ -296,6 +297,7 @@ pub fn Explorer() -> impl IntoView {
                             {reading_options}
                         </select>
                     </label>
+                    {s.classwise_unavailable.clone().map(|why| view! { <p class="hint" id="classwise-unavailable">{why}</p> })}
                     {binning_toggle("binning", store.binning)}
                     <label>"Count strip "
                         <select id="count-scale" on:change=move |ev| counts.set(match event_target_value(&ev).as_str() {

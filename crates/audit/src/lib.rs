@@ -16,11 +16,13 @@ pub mod ledger;
 mod markdown;
 mod multi;
 mod parallel;
+pub mod ragged;
 mod recal_compare;
 mod recal_files;
 mod recalibration;
 mod record;
 mod sections;
+pub mod selective;
 pub mod summary;
 mod tasks;
 
@@ -323,6 +325,18 @@ pub fn audit_document_grouped(
                 "groups".into(),
                 json!({"columns": groups.columns, "settings": groups::settings_json(&settings)}),
             );
+        }
+    }
+    if let Some(r) = parsed
+        .as_ref()
+        .ok()
+        .and_then(|d| d.detection.ragged.as_ref())
+    {
+        ragged::mark(&mut doc, r);
+    }
+    if let Ok(d) = parsed {
+        if let (Some(sel), [(_, set)]) = (&d.detection.selective, d.models.as_slice()) {
+            selective::insert(&mut doc, set, sel);
         }
     }
     doc

@@ -60,6 +60,19 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
         input["n"],
         input["k"]
     );
+    if let Some(why) = input["classwise_unavailable"].as_str() {
+        let _ = writeln!(out, "{why}\n");
+    }
+    if let Some(coverage) = doc["coverage"].as_f64() {
+        let _ = writeln!(
+            out,
+            "Coverage: answered {} of {} questions ({}); the audit is of the answered ones. Area under the risk–coverage curve (AURC): {}\n",
+            doc["answered"],
+            doc["total"],
+            coverage,
+            doc["risk_coverage"]["area"]
+        );
+    }
     verdicts(&mut out, doc);
     table(&mut out, doc, &summary::overview(doc, m));
     if summary::overconfident(doc) {

@@ -188,6 +188,21 @@ pub fn overview(doc: &Value, m: usize) -> Table {
         ),
         line("cwAUC", vec![C::num(cwauc)]),
     ];
+    // rows with different numbers of choices: the classwise values are not in the
+    // document (the input says why), so their lines go, not shown as undefined
+    let lines = if doc["input"]["classwise_unavailable"].is_string() {
+        lines
+            .into_iter()
+            .filter(|l| {
+                l.columns.iter().flatten().all(|c| {
+                    c.path()
+                        .is_none_or(|p| get(doc, p.iter().map(String::as_str)).is_some())
+                })
+            })
+            .collect()
+    } else {
+        lines
+    };
     Table {
         title: String::new(),
         headers: vec!["metric".into(), "value".into()],

@@ -28,6 +28,7 @@ pub mod rank;
 pub mod reading;
 pub mod recal;
 pub mod reliability;
+pub mod selective;
 pub mod smece;
 pub mod special;
 pub mod split;

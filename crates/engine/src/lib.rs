@@ -169,6 +169,7 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
             })
             .collect(),
         group_columns: d.groups.as_ref().map_or(Vec::new(), |g| g.columns.clone()),
+        classwise_unavailable: d.detection.ragged.as_ref().map(|r| r.why_no_classwise()),
         m_overview,
         m_max: n.clamp(1, M_SLIDER_MAX),
         m_values,
@@ -324,7 +325,14 @@ impl Session {
                     },
                     format: self.dataset.format.name().to_string(),
                 };
-                audit_json(&m.set, &info, &options)
+                let mut doc = audit_json(&m.set, &info, &options);
+                if let Some(r) = &self.dataset.detection.ragged {
+                    calibscope_audit::ragged::mark(&mut doc, r);
+                }
+                if let (Some(sel), true) = (&self.dataset.detection.selective, single) {
+                    calibscope_audit::selective::insert(&mut doc, &m.set, sel);
+                }
+                doc
             })
             .collect()
     }

@@ -57,6 +57,10 @@ struct Records {
     /// Set when the first record is an lm-evaluation-harness sample: every record
     /// is then read as one (see [`lm_eval`]).
     lm_eval: Option<lm_eval::Tally>,
+    /// The log's samples as read, made into rows once every question is read (the
+    /// matrix's width is the most choices of a question): a question, or why its row
+    /// is bad.
+    samples: Vec<Result<lm_eval::Question, (ErrorCode, Location, String)>>,
 }
 
 fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
@@ -116,6 +120,7 @@ impl Records {
             row: 0,
             failed: false,
             lm_eval: None,
+            samples: Vec::new(),
         }
     }
 
@@ -129,32 +134,20 @@ impl Records {
         let Some(tally) = self.lm_eval.as_mut() else {
             return self.fields(rec, None, opts, sink);
         };
-        let row = self.row;
-        let first = self.table.is_none();
-        let problem = match lm_eval::question(rec) {
-            Ok(q) if first || q.loglik.len() == tally.choices => {
-                tally.choices = q.loglik.len();
+        let row = self.samples.len();
+        let first = row == 0;
+        let (code, column, msg) = match lm_eval::question(rec) {
+            Ok(q) => {
                 if first {
                     tally.group_key = q.group.as_ref().map(|g| g.0);
                 }
                 tally.add(&q);
-                let key = tally.group_key;
-                return self.fields(&q.as_record(key), None, opts, sink);
+                self.samples.push(Ok(q));
+                return;
             }
-            Ok(q) => (
-                ErrorCode::RaggedRow,
-                None,
-                format!(
-                    "question doc_id {} has {} choices but the first question has {}: calibscope reads logs whose questions all have the same number of choices; split the task's log by choice count",
-                    q.id,
-                    q.loglik.len(),
-                    tally.choices
-                ),
-            ),
-            Err((code, column, msg)) => (code, column, msg),
+            Err(e) => e,
         };
-        let (code, column, msg) = problem;
-        let mut loc = Location::row(row);
+        let mut loc = Location::row(row as u64);
         if let Some(c) = column {
             loc = loc.with_column(c.to_string());
         }
@@ -165,14 +158,29 @@ impl Records {
             self.failed = true;
             return;
         }
-        let placeholder = lm_eval::Question::placeholder(tally.choices);
-        let key = tally.group_key;
-        self.fields(
-            &placeholder.as_record(key),
-            Some((code, loc, msg)),
-            opts,
-            sink,
-        );
+        self.samples.push(Err((code, loc, msg)));
+    }
+
+    /// Makes the log's samples into rows, `width` logits each (the most choices of a
+    /// question; fewer are padded, see [`crate::Ragged`]); a bad sample's row is a
+    /// placeholder marked bad with its error.
+    fn lm_eval_rows(&mut self, opts: &Options, sink: &mut Sink) {
+        let Some(tally) = &self.lm_eval else { return };
+        let (width, key) = (tally.width(), tally.group_key);
+        for sample in std::mem::take(&mut self.samples) {
+            match sample {
+                Ok(q) => self.fields(&q.as_record(key, width), None, opts, sink),
+                Err(problem) => {
+                    let placeholder = lm_eval::Question::placeholder(width);
+                    self.fields(
+                        &placeholder.as_record(key, width),
+                        Some(problem),
+                        opts,
+                        sink,
+                    )
+                }
+            }
+        }
     }
 
     /// Adds one record (keys and values as read, or as made from an lm-evaluation-harness
@@ -351,6 +359,7 @@ impl JsonBuf {
         if recs.failed {
             return Err(sink.into_errors(None));
         }
+        recs.lm_eval_rows(&opts, &mut sink);
         drop(buf);
         match recs.table {
             Some(t) => {
@@ -359,6 +368,7 @@ impl JsonBuf {
                 if let Some(tally) = &recs.lm_eval {
                     let (chose, why) = tally.note();
                     ds.detection.guess("format", chose, why);
+                    ds.detection.ragged = tally.ragged();
                 }
                 Ok(ds)
             }

@@ -49,6 +49,7 @@ mod num;
 mod pages;
 mod request;
 mod table;
+pub mod verbal;
 
 #[cfg(not(target_family = "wasm"))]
 mod fs;
@@ -59,7 +60,7 @@ pub(crate) use assemble::{check_same_samples, stem};
 pub use calibscope_core::{PredictionSet, Source};
 pub use error::{Candidate, ErrorCode, Location, ParseError, ParseErrors};
 pub use groups::Groups;
-pub use mapping::{ColumnMapping, Detection, Guess, Pick, ScoreColumns};
+pub use mapping::{ColumnMapping, Detection, Guess, Pick, Ragged, ScoreColumns, RAGGED_GAP};
 pub use npy::NpyArray;
 pub use request::MappingRequest;
 
@@ -212,6 +213,7 @@ enum State {
     Npy(Box<npy::NpyDecoder>),
     Npz(Box<npz::ZipStream>),
     Compressed(Box<compress::Decompress>),
+    Verbal(Box<verbal::VerbalBuf>),
     Failed(ParseErrors),
     Done,
 }
@@ -312,6 +314,15 @@ impl Parser {
                 codec, &name, &self.opts,
             ))),
             Sniffed::Json(bom) => State::Json(Box::new(json::JsonBuf::new(&name, bom, &self.opts))),
+            // a verbalised-confidence table (detected from its header, unless the
+            // mapping says how to read the file)
+            Sniffed::Csv(bom)
+                if self.opts.mapping == ColumnMapping::default()
+                    && verbal::detect(&head[bom..]).is_some() =>
+            {
+                let delim = verbal::detect(&head[bom..]).unwrap_or(b',');
+                State::Verbal(Box::new(verbal::VerbalBuf::new(&name, &self.opts, delim)))
+            }
             Sniffed::Csv(bom) => State::Csv(Box::new(csv::CsvStream::new(
                 &name,
                 &self.opts,
@@ -331,6 +342,7 @@ impl Parser {
             State::Npy(n) => n.push(data),
             State::Npz(z) => z.push(data),
             State::Compressed(z) => z.push(data),
+            State::Verbal(v) => v.push(data),
             _ => {}
         }
     }
@@ -406,6 +418,7 @@ impl Parser {
             }
             State::Npz(z) => z.finish().map(Parsed::Dataset),
             State::Compressed(z) => z.finish_any(),
+            State::Verbal(v) => v.finish().map(Parsed::Dataset),
         }
     }
 }

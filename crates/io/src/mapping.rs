@@ -82,6 +82,46 @@ pub struct Detection {
     pub ignored: Vec<String>,
     /// Choices between plausible readings, with reasons.
     pub guesses: Vec<Guess>,
+    /// Set when the rows have different numbers of choices (an lm-evaluation-harness
+    /// log of a task like ARC): the score matrix is padded (see [`Ragged`]).
+    pub ragged: Option<Ragged>,
+    /// Set for a verbalised-confidence table: its abstentions
+    /// ([`crate::verbal::Selective`]).
+    pub selective: Option<crate::verbal::Selective>,
+}
+
+/// Rows with different numbers of choices, held in one `n × k_max` logit matrix:
+/// row `i`'s choices are its first `choices[i]` columns; the others hold the
+/// padding logit `max_j z_ij − RAGGED_GAP`, whose softmax weight is exactly 0 in
+/// `f64` at every temperature of the contract's bracket (`exp(−100000 / 20)`
+/// underflows to 0), so the top label, NLL, Brier, CSR and temperature scaling are
+/// those of each row's own choices. Readings of one class position across rows
+/// ("choice 3") have no meaning when rows differ in their choices: the audit says so
+/// instead of giving them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ragged {
+    /// Each row's number of choices.
+    pub choices: Vec<u32>,
+    /// The fewest choices of a row.
+    pub min: u32,
+    /// The most choices of a row (the matrix's width).
+    pub max: u32,
+}
+
+/// How far below a ragged row's largest logit its padding logits lie (see
+/// [`Ragged`]).
+pub const RAGGED_GAP: f64 = 100_000.0;
+
+impl Ragged {
+    /// The sentence the audit gives instead of the classwise readings.
+    pub fn why_no_classwise(&self) -> String {
+        format!(
+            "Classwise readings are not available: the questions have between {} and {} choices, so a choice position (\"choice {}\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and recalibration use each question's own choices.",
+            self.min,
+            self.max,
+            self.max
+        )
+    }
 }
 
 impl Detection {

@@ -101,16 +101,90 @@ fn a_target_outside_the_choices_names_the_question() {
 }
 
 #[test]
-fn a_question_with_another_number_of_choices_is_refused_with_its_doc_id() {
-    let e = only_error("samples_ragged.jsonl");
-    assert_eq!(e.code, ErrorCode::RaggedRow);
-    assert_eq!(e.location.row, Some(9));
+fn a_question_with_fewer_choices_is_read_over_its_own_choices() {
+    let ds = read("samples_ragged.jsonl").unwrap();
+    let r = ds.detection.ragged.as_ref().expect("a ragged log");
+    assert_eq!((r.min, r.max, ds.class_names.len()), (3, 4, 4));
+    let mut want = vec![4u32; 20];
+    want[9] = 3;
+    assert_eq!(r.choices, want);
+    assert!(note(&ds).0.contains("each question's own choices (3 to 4;"));
+}
+
+/// The ARC-like log (3 to 5 choices a question) and its questions' own
+/// log-likelihoods (`arc_like_choices.csv`: id, label, choices, ll_0..ll_4).
+fn arc_like() -> (Dataset, Vec<(u32, Vec<f64>)>) {
+    let ds = read("samples_arc_like.jsonl").unwrap();
+    let text = String::from_utf8(data("arc_like_choices.csv")).unwrap();
+    let rows = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let k: usize = f[2].parse().unwrap();
+            let ll = f[3..3 + k].iter().map(|v| v.parse().unwrap()).collect();
+            (f[1].parse().unwrap(), ll)
+        })
+        .collect();
+    (ds, rows)
+}
+
+#[test]
+fn a_ragged_log_gives_each_question_the_softmax_of_its_own_choices() {
+    let (ds, rows) = arc_like();
+    let r = ds.detection.ragged.as_ref().unwrap();
+    assert_eq!((r.min, r.max, ds.n()), (3, 5, 240));
+    let set = &ds.models[0].1;
+    assert_eq!(set.labels, rows.iter().map(|r| r.0).collect::<Vec<_>>());
+    let view = calibscope_core::reading::ProbView::new(set).unwrap();
+    for (i, (_, ll)) in rows.iter().enumerate() {
+        assert_eq!(r.choices[i] as usize, ll.len());
+        // the naive softmax over the question's own choices
+        let m = ll.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = ll.iter().map(|x| (x - m).exp()).sum();
+        for (j, x) in ll.iter().enumerate() {
+            let want = (x - m).exp() / z;
+            assert!(
+                (view.prob(i, j) - want).abs() <= 1e-15,
+                "row {i} choice {j}"
+            );
+        }
+        for j in ll.len()..5 {
+            assert_eq!(view.prob(i, j), 0.0, "row {i}: padding {j} is not 0");
+        }
+    }
+    let (chose, why) = note(&ds);
     assert!(
-        e.message.starts_with(
-            "lm-evaluation-harness sample 9: question doc_id 9 has 3 choices but the first question has 4"
-        ),
-        "{}",
-        e.message
+        chose.contains("each question's own choices (3 to 5;"),
+        "{chose}"
+    );
+    assert_eq!(
+        why,
+        "the reading's correct answers agree with the logged acc on all 240 questions"
+    );
+}
+
+#[test]
+fn a_target_past_its_own_questions_choices_is_refused_in_a_ragged_log() {
+    let e = only_error("samples_ragged_bad_target.jsonl");
+    assert_eq!(e.code, ErrorCode::BadLabel);
+    assert_eq!(e.location.row, Some(15));
+    assert_eq!(e.location.column.as_deref(), Some("target"));
+    assert_eq!(
+        e.message,
+        "lm-evaluation-harness sample 15: its target 3 is not a choice: it has 3 choices (0..2)"
+    );
+}
+
+#[test]
+fn responses_that_do_not_match_the_arguments_are_refused() {
+    let e = only_error("samples_ragged_resps.jsonl");
+    assert_eq!(e.code, ErrorCode::JsonShape);
+    assert_eq!(e.location.row, Some(4));
+    assert_eq!(e.location.column.as_deref(), Some("filtered_resps"));
+    assert_eq!(
+        e.message,
+        "lm-evaluation-harness sample 4: it has 3 filtered_resps but 4 arguments (one request per choice): the responses do not match the choices; write the log again with --log_samples"
     );
 }
 

@@ -334,6 +334,10 @@ pub struct Summary {
     /// The grouping columns (empty: not grouped).
     #[serde(default)]
     pub group_columns: Vec<String>,
+    /// Why the classwise readings are not offered (rows with different numbers of
+    /// choices: an lm-evaluation-harness log of a task like ARC), else `None`.
+    #[serde(default)]
+    pub classwise_unavailable: Option<String>,
     /// The bin count of the overview's ECE family.
     pub m_overview: usize,
     /// The slider's largest bin count, `min(n, 2000)`.
@@ -364,6 +368,7 @@ impl Default for Summary {
             id_column: None,
             guesses: Vec::new(),
             group_columns: Vec::new(),
+            classwise_unavailable: None,
             m_overview: 0,
             m_max: 0,
             m_values: Vec::new(),

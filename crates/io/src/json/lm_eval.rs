@@ -20,9 +20,16 @@
 //! calibscope reads the per-choice log-likelihoods as logits (their softmax over the
 //! question's choices is the model's distribution over answers, as the harness's own
 //! `brier_score` does), the label from `target`, the id from `doc_id`, and checks its
-//! reading against the logged `acc`. Questions must all have the same number of
-//! choices; a task with a varying number (ARC, for one) is refused with the question
-//! that differs.
+//! reading against the logged `acc`.
+//!
+//! Questions may have different numbers of choices (ARC, for one): the samples are
+//! read first, then every question becomes a row of `k_max` logits, its own choices
+//! first and the rest the padding logit `max − RAGGED_GAP` (exactly zero
+//! probability; see [`crate::Ragged`] for why this and not a top-label conversion:
+//! NLL and temperature scaling need the whole distribution over a question's
+//! choices, which a top-label pair loses). A `target` is checked against its own
+//! question's choices, and the `arguments` (one per choice) must be as many as the
+//! `filtered_resps`.
 //!
 //! Groups (issue 32): the harness writes one samples file per task, and a sample
 //! holds its task's document as `doc`; MMLU's documents carry a `subject`
@@ -91,11 +98,27 @@ impl Question {
     /// The question as a record of the JSON reader: `id`, `label` and a `logits`
     /// vector (read like `logit_<j>` columns), and the group column `group_key` when
     /// the log has one (empty for a question without it).
+    /// Questions with fewer than `width` choices are padded (see [`crate::Ragged`]).
     pub fn as_record(
         &self,
         group_key: Option<&'static str>,
+        width: usize,
     ) -> Vec<(Cow<'static, str>, J<'static>)> {
         let owned = |s: &str| J::Str(Cow::Owned(s.to_string()));
+        let pad = (self.loglik.len() < width).then(|| {
+            let max = self
+                .loglik
+                .iter()
+                .filter_map(|s| s.trim().parse::<f64>().ok())
+                .fold(f64::NEG_INFINITY, f64::max);
+            // a row of infinities stays an error of the table's own (nan_or_inf)
+            let pad = if max.is_finite() {
+                max - crate::RAGGED_GAP
+            } else {
+                max
+            };
+            pad.to_string()
+        });
         let group = group_key.map(|key| {
             let value = match &self.group {
                 Some((k, v)) if *k == key => v.as_str(),
@@ -108,7 +131,16 @@ impl Question {
             (Cow::Borrowed("label"), owned(&self.gold.to_string())),
             (
                 Cow::Borrowed("logits"),
-                J::Arr(self.loglik.iter().map(|s| owned(s)).collect()),
+                J::Arr(
+                    self.loglik
+                        .iter()
+                        .map(|s| owned(s))
+                        .chain(
+                            (self.loglik.len()..width)
+                                .map(|_| owned(pad.as_deref().unwrap_or("0"))),
+                        )
+                        .collect(),
+                ),
             ),
         ];
         rec.extend(group);
@@ -148,6 +180,15 @@ pub(super) fn question(rec: &[(Cow<'_, str>, J<'_>)]) -> Result<Question, Sample
                     )
                 })?)
             }
+            J::Arr(values) => {
+                return Err(shape(
+                    "filtered_resps",
+                    format!(
+                        "filtered_resps[{j}] has {} value(s) where a [loglikelihood, is_greedy] pair was expected: write the log again with --log_samples",
+                        values.len()
+                    ),
+                ))
+            }
             _ => {
                 return Err(shape("filtered_resps", format!(
                     "filtered_resps[{j}] is not a [loglikelihood, is_greedy] pair: only multiple-choice (log-likelihood) tasks can be audited, not generated answers"
@@ -166,6 +207,23 @@ pub(super) fn question(rec: &[(Cow<'_, str>, J<'_>)]) -> Result<Question, Sample
                 "filtered_resps[{j}] holds {v:?} where a log-likelihood (a number) was expected"
             ),
         ));
+    }
+    // one argument (context, continuation) per response: a log whose responses and
+    // arguments differ in number was cut or edited
+    if let Some(J::Obj(args)) = get(rec, "arguments") {
+        let requests = args
+            .iter()
+            .filter(|(n, _)| n.starts_with("gen_args_"))
+            .count();
+        if requests > 0 && requests != loglik.len() {
+            return Err(shape(
+                "filtered_resps",
+                format!(
+                    "it has {} filtered_resps but {requests} arguments (one request per choice): the responses do not match the choices; write the log again with --log_samples",
+                    loglik.len()
+                ),
+            ));
+        }
     }
     // acc_mutual_info: the second half holds the unconditional log-likelihoods
     if get(rec, "acc_mutual_info").is_some() && loglik.len() % 2 == 0 {
@@ -258,8 +316,8 @@ fn gold_index(target: &str, k: usize, rec: &[(Cow<'_, str>, J<'_>)]) -> Result<u
 /// What the log's reading found, for the detection notes.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
-    /// Choices per question (from the first question).
-    pub choices: usize,
+    /// Choices of each question read so far.
+    pub choices: Vec<u32>,
     pub questions: u64,
     /// Questions with an `acc` that could be checked.
     pub with_acc: u64,
@@ -272,6 +330,7 @@ pub(super) struct Tally {
 impl Tally {
     pub fn add(&mut self, q: &Question) {
         self.questions += 1;
+        self.choices.push(q.loglik.len() as u32);
         if let Some(d) = q.acc_disagrees {
             self.with_acc += 1;
             if d {
@@ -284,9 +343,15 @@ impl Tally {
     /// The note on how the log was read and how the reading compares with the
     /// logged `acc`: `(chose, why)`.
     pub fn note(&self) -> (String, String) {
+        let choices = match self.ragged() {
+            None => format!("the {} choices", self.width()),
+            Some(r) => format!(
+                "each question's own choices ({} to {}; the missing choices of a question with fewer than {} are given probability 0)",
+                r.min, r.max, r.max
+            ),
+        };
         let chose = format!(
-            "an lm-evaluation-harness samples log: the per-choice log-likelihoods (filtered_resps) as logits, softmax over the {} choices; the label from target; the id from doc_id",
-            self.choices
+            "an lm-evaluation-harness samples log: the per-choice log-likelihoods (filtered_resps) as logits, softmax over {choices}; the label from target; the id from doc_id"
         );
         let why = if self.with_acc == 0 {
             "the log has no acc metric to check the reading against".to_string()
@@ -304,5 +369,21 @@ impl Tally {
             )
         };
         (chose, why)
+    }
+
+    /// The most choices of a question (the logit matrix's width).
+    pub fn width(&self) -> usize {
+        self.choices.iter().copied().max().unwrap_or(0) as usize
+    }
+
+    /// The per-question choice counts when they differ.
+    pub fn ragged(&self) -> Option<crate::Ragged> {
+        let min = self.choices.iter().copied().min()?;
+        let max = self.choices.iter().copied().max()?;
+        (min != max).then(|| crate::Ragged {
+            choices: self.choices.clone(),
+            min,
+            max,
+        })
     }
 }

@@ -194,9 +194,27 @@ def lm_sample(doc_id, lls, target, extra=""):
             f'"filtered_resps": [{pairs}], "filter": "none", "acc": 0.0{extra}}}\n')
 w("lm_eval_target_outside.jsonl",
   lm_sample(0, [-1.5, -2.0, -3.0], 1) + lm_sample(1, [-1.0, -2.0, -0.5], 3))
-w("lm_eval_ragged.jsonl",
-  lm_sample(0, [-1.5, -2.0, -3.0], 1) + lm_sample(1, [-1.0, -2.0], 0))
+# questions may have different numbers of choices, but a target must be one of its
+# own question's; a response must be a [loglikelihood, is_greedy] pair; one
+# argument per response
+w("lm_eval_ragged_target_outside.jsonl",
+  lm_sample(0, [-1.5, -2.0, -3.0], 1) + lm_sample(1, [-1.0, -2.0], 2))
+w("lm_eval_ragged_pair.jsonl",
+  lm_sample(0, [-1.5, -2.0, -3.0], 1)
+  + '{"doc_id": 1, "doc": {}, "target": "0", "filtered_resps": [["-1.0", "False"], ["-2.0"]], "filter": "none", "acc": 0.0}\n')
+w("lm_eval_args_mismatch.jsonl",
+  lm_sample(0, [-1.5, -2.0], 1)
+  + lm_sample(1, [-1.0, -2.0], 0, ', "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " a"}, '
+              '"gen_args_1": {"arg_0": "Q", "arg_1": " b"}, "gen_args_2": {"arg_0": "Q", "arg_1": " c"}}'))
 w("lm_eval_text_target.jsonl",
   lm_sample(0, [-1.5, -2.0], "yes") + lm_sample(1, [-1.0, -2.0], 0))
 w("lm_eval_bad_loglik.jsonl",
   lm_sample(0, [-1.5, -2.0], 0) + lm_sample(1, ["-1.0x", -2.0], 0))
+
+# --- verbalised confidence with abstention (a confidence column + a correctness
+# column): a column mixing % signs and fractions, a correctness that is not 0/1,
+# a confidence past 100, every question abstained
+w("verbal_mixed_percent.csv", "id,verbalized_confidence,correct\n0,85%,1\n1,0.5,0\n2,90%,1\n")
+w("verbal_bad_correct.csv", "confidence,is_correct\n0.5,1\n0.7,maybe\n,\n")
+w("verbal_out_of_range.csv", "stated_confidence,correct\n50,1\n140,0\n")
+w("verbal_all_abstained.csv", "confidence,correct\n,\nNaN,\n")

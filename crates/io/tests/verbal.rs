@@ -1,0 +1,115 @@
+//! Verbalised confidence with abstention (`src/verbal.rs`): detected from the header,
+//! fractions and percents ("85", "85%") read to the same predictions, abstentions
+//! (empty or NaN) counted and left out of the answered set, and located errors for a
+//! mixed column, a bad correctness and a value out of range.
+
+use calibscope_core::data::Scores;
+use calibscope_io::{parse_bytes, Dataset, ErrorCode, Options, ParseErrors};
+use std::path::Path;
+
+fn data(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/verbal")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn read(name: &str) -> Result<Dataset, ParseErrors> {
+    parse_bytes(name, &data(name), &Options::default())
+}
+
+fn inline(text: &str) -> Result<Dataset, ParseErrors> {
+    parse_bytes("v.csv", text.as_bytes(), &Options::default())
+}
+
+#[test]
+fn fractions_and_percents_read_to_the_same_answered_set() {
+    let a = read("verbal_fraction.csv").unwrap();
+    let b = read("verbal_percent.csv").unwrap();
+    assert_eq!(a.models[0].1, b.models[0].1);
+    let sel = a.detection.selective.as_ref().unwrap();
+    assert_eq!((sel.total, sel.abstained.len(), a.n()), (60, 14, 46));
+    assert!(!sel.percent);
+    assert!(b.detection.selective.as_ref().unwrap().percent);
+    assert_eq!(
+        sel.abstained,
+        b.detection.selective.as_ref().unwrap().abstained
+    );
+    let note = |d: &Dataset| {
+        let g = d
+            .detection
+            .guesses
+            .iter()
+            .find(|g| g.about == "format")
+            .unwrap();
+        format!("{} | {}", g.chose, g.why)
+    };
+    assert!(
+        note(&a).contains("read as fractions in [0, 1]"),
+        "{}",
+        note(&a)
+    );
+    assert!(
+        note(&b).contains("read as percent (divided by 100)"),
+        "{}",
+        note(&b)
+    );
+    assert!(note(&a).contains("answered 46 of 60 questions (14 abstentions)"));
+    // the top-label outcome is the correctness column
+    let set = &a.models[0].1;
+    let Scores::TopLabel {
+        predicted,
+        confidence,
+    } = &set.scores
+    else {
+        panic!("a top-label set")
+    };
+    assert_eq!(confidence.get(0), 0.6);
+    assert_eq!(
+        (set.labels[0] == predicted[0], set.labels[1] == predicted[1]),
+        (false, true)
+    );
+}
+
+#[test]
+fn a_table_with_a_label_column_is_not_read_as_verbalised() {
+    let d = inline("label,confidence,pred,correct\n0,0.9,0,1\n1,0.8,0,0\n");
+    assert!(d.map_or(true, |d| d.detection.selective.is_none()));
+}
+
+fn only_error(text: &str) -> calibscope_io::ParseError {
+    let errs = inline(text).expect_err("an error");
+    assert_eq!(errs.errors.len(), 1, "{:#?}", errs.errors);
+    errs.errors.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_column_mixing_percent_signs_and_fractions_is_a_located_error() {
+    let e = only_error("confidence,correct\n85%,1\n0.5,0\n90%,1\n");
+    assert_eq!(e.code, ErrorCode::BadNumber);
+    assert_eq!(e.location.row, Some(1));
+    assert_eq!(e.location.column.as_deref(), Some("confidence"));
+    assert!(
+        e.message.contains("write every confidence the same way"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn bad_correctness_and_out_of_range_confidence_are_located() {
+    let e = only_error("confidence,correct\n0.5,1\n0.7,maybe\n");
+    assert_eq!((e.code, e.location.row), (ErrorCode::BadLabel, Some(1)));
+    assert_eq!(
+        e.message,
+        "row 1: correctness \"maybe\" is not 0, 1, true or false"
+    );
+    let e = only_error("confidence,correct\n0.5,1\n140,0\n");
+    assert_eq!((e.code, e.location.row), (ErrorCode::BadNumber, Some(1)));
+    let e = only_error("confidence,correct\n,\nNaN,\n");
+    assert!(
+        e.message.contains("abstained on all 2 questions"),
+        "{}",
+        e.message
+    );
+}
