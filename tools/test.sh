@@ -17,6 +17,20 @@ if [ -z "${CALIBSCOPE_SHARED:-}" ] && [ ! -d ../shared/fixtures ]; then
   exit 2
 fi
 
+# The browser and the npm tools are downloads, not computation: they install in the
+# background while the native tests compile (the browser steps wait for them).
+prefetch_log="$(mktemp)"
+(
+  set -e
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+  fi
+  command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+  npm ci --no-audit --no-fund
+) > "$prefetch_log" 2>&1 &
+prefetch=$!
+
 step "toolchain"
 command -v cargo >/dev/null || { echo "cargo is required (rustup)" >&2; exit 2; }
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -28,11 +42,8 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "native tests (unit, property, fixtures, CLI, the worker's engine, doctests)"
-cargo test --workspace --locked --release
-
-step "SQL engine: calibscope sql's query run by DuckDB (pinned, pip-installed into a throwaway venv; ~1 min on a fresh machine)"
-CALIBSCOPE_SQL_ENGINES=1 cargo test --locked --release -p calibscope-cli --test sql_engines
+step "native tests (unit, property, fixtures, CLI, the worker's engine, doctests; the SQL query run by DuckDB, pinned, pip-installed into a throwaway venv)"
+CALIBSCOPE_SQL_ENGINES=1 cargo test --workspace --locked --release
 
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 step "wasm32 target"
@@ -42,16 +53,13 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
 step "lints (the page, the worker and what it computes, wasm32; clippy_wasm/clippy.toml bans calls that panic or block in a browser)"
 CLIPPY_CONF_DIR="$PWD/clippy_wasm" cargo clippy -p calibscope-app -p calibscope-web -p calibscope-worker -p calibscope-engine -p calibscope-proto --no-deps --target wasm32-unknown-unknown --profile wasm-release --locked -- -D warnings
 
-step "browser: Debian chromium"
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+step "browser (Debian chromium) and npm tools (binaryen wasm-opt, playwright-core, axe-core), installed in the background"
+if ! wait "$prefetch"; then
+  cat "$prefetch_log" >&2
+  echo "installing chromium or the npm tools failed (log above)" >&2
+  exit 1
 fi
 chromium --version
-
-step "npm tools (binaryen wasm-opt, playwright-core, axe-core)"
-command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }
-npm ci --no-audit --no-fund
 
 step "building the app (cargo xtask dist)"
 cargo xtask dist
@@ -67,5 +75,7 @@ export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
 export CALIBSCOPE_SHARED="${CALIBSCOPE_SHARED:-$(cd ../shared && pwd)}"
 # the CLI that writes the reports of tests/e2e/report.test.mjs (built by the native tests)
 export CALIBSCOPE_CLI="${CALIBSCOPE_CLI:-$PWD/target/release/calibscope}"
-node --test --test-concurrency=1 tests/e2e/
+# two test files at a time: a test mostly waits on one worker thread, so the second
+# core would otherwise idle (each file has its own browser; tests in a file run in order)
+node --test --test-concurrency=2 tests/e2e/
 echo "screenshots: target/e2e-artifacts/ (tests), target/screens/ (every view, 1440×900 and 390×844, light and dark)"

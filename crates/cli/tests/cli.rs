@@ -317,6 +317,8 @@ fn flips_json_matches_the_ranking_fixtures() {
         let bins = bins_arg(&expected);
         for metric in BINNED {
             for binning in ["width", "mass"] {
+                // the fixtures hold the point rankings; the noise section (its own
+                // tests) is left out here: its bootstrap dominates the run time
                 let out = calibscope(&[
                     "flips",
                     "--json",
@@ -326,6 +328,8 @@ fn flips_json_matches_the_ranking_fixtures() {
                     binning,
                     "--bins",
                     &bins,
+                    "--bootstrap",
+                    "0",
                     path.to_str().unwrap(),
                 ]);
                 assert_eq!(out.status.code(), Some(0));
@@ -476,6 +480,8 @@ fn flips_all_metrics_match_the_ranking_fixtures() {
     let bins = bins_arg(&expected);
     let file = path.to_str().unwrap();
     for binning in ["width", "mass"] {
+        // 100 replicates: every metric's noise section is computed, at a tenth of
+        // the default's time
         let out = calibscope(&[
             "flips",
             "--json",
@@ -485,6 +491,8 @@ fn flips_all_metrics_match_the_ranking_fixtures() {
             binning,
             "--bins",
             &bins,
+            "--bootstrap",
+            "100",
             file,
         ]);
         assert_eq!(out.status.code(), Some(0));
