@@ -16,6 +16,7 @@
 
 use crate::binning::{Binning, SortedReading};
 
+mod counter;
 mod resample;
 
 pub use resample::{BlockIndex, Resampled};
@@ -209,85 +210,6 @@ impl BootMetric {
     }
 }
 
-/// A worker's buffers: the count of each row of one replicate (`u8`, 1 byte per row
-/// so the random increments stay in cache; a row drawn more than 255 times is carried
-/// in `overflow`, once per 256), and each reading's counts in its sorted order.
-struct Counter {
-    per_row: Vec<u8>,
-    overflow: Vec<u32>,
-    rows: Vec<u32>,
-    sorted: Vec<Vec<u8>>,
-    /// The `u32` layout, used only for a replicate with a row drawn > 255 times.
-    wide: Vec<Vec<u32>>,
-}
-
-impl Counter {
-    fn new(n: usize, readings: usize) -> Self {
-        Counter {
-            per_row: vec![0; n],
-            overflow: Vec::new(),
-            rows: vec![0; 4096.min(n)],
-            sorted: (0..readings).map(|_| vec![0; n]).collect(),
-            wide: Vec::new(),
-        }
-    }
-
-    /// Counts the draws of replicate `r` and lays them out in each reading's sorted
-    /// order (the paired draws).
-    fn count(&mut self, readings: &[&BootReading], seed: u64, r: usize) {
-        let n = self.per_row.len();
-        let mut j = 0usize;
-        while j < n {
-            let len = self.rows.len().min(n - j);
-            let t0 = (r as u64).wrapping_mul(n as u64).wrapping_add(j as u64);
-            fill_rows(seed, t0, n, &mut self.rows[..len]);
-            for &row in &self.rows[..len] {
-                let c = &mut self.per_row[row as usize];
-                if *c == u8::MAX {
-                    self.overflow.push(row);
-                }
-                *c = c.wrapping_add(1);
-            }
-            j += len;
-        }
-        for (reading, sorted) in readings.iter().zip(self.sorted.iter_mut()) {
-            for (s, &row) in sorted.iter_mut().zip(&reading.order) {
-                *s = self.per_row[row as usize];
-            }
-        }
-        self.wide.clear();
-        if !self.overflow.is_empty() {
-            for (reading, sorted) in readings.iter().zip(&self.sorted) {
-                let mut wide: Vec<u32> = sorted.iter().map(|&c| c as u32).collect();
-                for &row in &self.overflow {
-                    let p = reading.order.iter().position(|&i| i == row).expect("a row");
-                    wide[p] += 256;
-                }
-                self.wide.push(wide);
-            }
-        }
-        self.per_row.iter_mut().for_each(|c| *c = 0);
-        self.overflow.clear();
-    }
-
-    /// The replicate just counted, one [`Resampled`] per reading.
-    fn samples<'a>(&'a self, readings: &[&'a BootReading]) -> Vec<Resampled<'a>> {
-        if self.wide.is_empty() {
-            readings
-                .iter()
-                .zip(&self.sorted)
-                .map(|(reading, c)| Resampled::narrow(reading, c))
-                .collect()
-        } else {
-            readings
-                .iter()
-                .zip(&self.wide)
-                .map(|(reading, c)| Resampled::new(reading, c))
-                .collect()
-        }
-    }
-}
-
 /// Runs `evaluate(r, replicates)` for every replicate `r = 0..B-1`, each given one
 /// [`Resampled`] per reading (same draws: paired), on `settings.threads` threads
 /// (contiguous blocks of replicates; the results are in replicate order and do not
@@ -356,14 +278,18 @@ where
         readings.iter().all(|r| r.len() == n),
         "paired readings have the same rows"
     );
-    let mut counter = Counter::new(n, readings.len());
-    range
-        .map(|r| {
-            counter.count(readings, seed, r);
-            let samples = counter.samples(readings);
-            evaluate(r, &samples)
-        })
-        .collect()
+    let mut counter = counter::Counter::new(n, readings.len());
+    let mut out = Vec::with_capacity(range.len());
+    let mut r = range.start;
+    while r < range.end {
+        let k = counter::PAIR.min(range.end - r);
+        counter.count(readings, seed, r, k);
+        for slot in 0..k {
+            out.push(evaluate(r + slot, &counter.samples(readings, slot)));
+        }
+        r += k;
+    }
+    out
 }
 
 /// A percentile interval.

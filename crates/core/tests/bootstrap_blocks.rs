@@ -76,3 +76,82 @@ fn block_bins_equal_direct_bins() {
         assert_eq!(checked.len(), 6);
     }
 }
+
+/// Every value a replicate's block index gives, as bits: `d`, and per binning and
+/// bin count each bin's positions, successes and forecast sum.
+fn replicate_bits(idx: &calibscope_core::bootstrap::BlockIndex<'_>, n: usize) -> Vec<u64> {
+    let mut out = vec![idx.mean_gap().map_or(u64::MAX, f64::to_bits)];
+    for binning in Binning::ALL {
+        for m in [1usize, 2, 3, 15, 100, n, 2 * n + 1] {
+            idx.for_each_bin(binning, m, |b| {
+                out.extend([
+                    b.index as u64,
+                    b.start as u64,
+                    b.end as u64,
+                    b.successes,
+                    b.sum_forecast.to_bits(),
+                ])
+            });
+        }
+    }
+    out
+}
+
+/// The block sums the bootstrap takes while laying out a replicate pair's counts are
+/// bit for bit those taken afresh from the replicate's counts (counted here from the
+/// contract's draws), for either slot of a pair and an unpaired last replicate; and a
+/// range of replicates gives the same values whatever its start, length and the
+/// thread count; a second reading on the same rows (paired) gets its own sums.
+#[test]
+fn laid_out_block_sums_equal_fresh_ones_bit_for_bit() {
+    use calibscope_core::bootstrap::{bootstrap_map_range, draw, Resampled};
+    for (n, seed) in [
+        (1usize, 11u64),
+        (255, 12),
+        (257, 13),
+        (3000, 14),
+        (20_001, 15),
+    ] {
+        let (u, o) = data(n, seed);
+        let reading = BootReading::new(&u, &o);
+        let flipped: Vec<f64> = u.iter().map(|&x| 1.0 - x).collect();
+        let second = BootReading::new(&flipped, &o);
+        let fresh: Vec<Vec<u64>> = (0..7usize)
+            .map(|r| {
+                let mut per_row = vec![0u32; n];
+                for j in 0..n {
+                    per_row[draw(seed, r as u64, j as u64, n)] += 1;
+                }
+                let mut out = Vec::new();
+                for reading in [&reading, &second] {
+                    let sorted: Vec<u32> = (0..n).map(|p| per_row[reading.row_at(p)]).collect();
+                    out.extend(replicate_bits(
+                        &Resampled::new(reading, &sorted).block_index(),
+                        n,
+                    ));
+                }
+                out
+            })
+            .collect();
+        let bits = |s: &[Resampled<'_>]| {
+            let mut out = replicate_bits(&s[0].block_index(), n);
+            out.extend(replicate_bits(&s[1].block_index(), n));
+            out
+        };
+        for range in [0..7usize, 1..6, 3..4, 2..7] {
+            let got =
+                bootstrap_map_range(&[&reading, &second], seed, range.clone(), |_, s| bits(s));
+            assert_eq!(got, fresh[range.clone()].to_vec(), "n {n} range {range:?}");
+        }
+        for threads in [1usize, 2, 3] {
+            let settings = BootstrapSettings {
+                replicates: 7,
+                seed,
+                alpha: 0.05,
+                threads,
+            };
+            let got = bootstrap_map(&[&reading, &second], &settings, |_, s| bits(s));
+            assert_eq!(got, fresh, "n {n} threads {threads}");
+        }
+    }
+}

@@ -4,12 +4,16 @@
 
 use super::BootReading;
 use crate::binning::{mass_bin_start, Bin, BinnedAccumulator, BinnedMetrics, Binning};
+use std::borrow::Cow;
 
 /// One replicate of one reading: the count of each row, in sorted order.
 #[derive(Clone, Copy, Debug)]
 pub struct Resampled<'a> {
     reading: &'a BootReading,
     counts: Counts<'a>,
+    /// The block sums of `counts`, when the bootstrap took them while laying the
+    /// counts out ([`Resampled::block_index`] then reads them instead of a new pass).
+    blocks: Option<&'a Blocks>,
 }
 
 /// Counts per sorted position: one byte each (the bootstrap's layout, a fifth of the
@@ -37,13 +41,17 @@ impl<'a> Resampled<'a> {
         Resampled {
             reading,
             counts: Counts::Wide(counts),
+            blocks: None,
         }
     }
 
-    pub(super) fn narrow(reading: &'a BootReading, counts: &'a [u8]) -> Self {
+    /// A replicate given its one-byte counts per sorted position and their block
+    /// sums ([`Blocks`] of exactly these counts).
+    pub(super) fn narrow(reading: &'a BootReading, counts: &'a [u8], blocks: &'a Blocks) -> Self {
         Resampled {
             reading,
             counts: Counts::Narrow(counts),
+            blocks: Some(blocks),
         }
     }
 
@@ -55,6 +63,12 @@ impl<'a> Resampled<'a> {
     /// True when the resample has no rows.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The copies of sorted position `p`.
+    #[cfg(test)]
+    pub(super) fn count_at(&self, p: usize) -> u64 {
+        with_counts!(self.counts, c => c[p].into())
     }
 
     /// `d = mean(u) - mean(o)` over the resample ("confidence minus accuracy" on the
@@ -73,7 +87,14 @@ impl<'a> Resampled<'a> {
     /// which every bin of either binning costs two partial blocks and a sum over whole
     /// blocks. Worth it when several binnings or bin counts are read.
     pub fn block_index(&self) -> BlockIndex<'a> {
-        with_counts!(self.counts, c => BlockIndex::build(*self, c))
+        let blocks = match self.blocks {
+            Some(b) => Cow::Borrowed(b),
+            None => Cow::Owned(with_counts!(self.counts, c => Blocks::of(self.reading, c))),
+        };
+        BlockIndex {
+            sample: *self,
+            blocks,
+        }
     }
 
     /// The ECE family of [`BinnedMetrics`] on the resample.
@@ -109,7 +130,7 @@ fn mean_gap_of<C: Copy + Into<u64>>(counts: &[C], residual: &[f64]) -> Option<f6
 
 /// `(sum c_p, sum c_p u_p, sum c_p o_p)` over sorted positions `lo..hi`, with four
 /// partial sums (the additions of one chain would bound the loop by their latency).
-fn range_sums<C: Copy + Into<u64>>(
+pub(super) fn range_sums<C: Copy + Into<u64>>(
     r: &BootReading,
     counts: &[C],
     lo: usize,
@@ -310,7 +331,61 @@ fn walk_bins(
 }
 
 /// Positions per block of a [`BlockIndex`].
-const INDEX_BLOCK: usize = 256;
+pub(super) const INDEX_BLOCK: usize = 256;
+
+/// A replicate's sums per block of [`INDEX_BLOCK`] sorted positions: block `b`'s
+/// `(copies, Σ c u, Σ c o)` is [`range_sums`] over positions `b B .. min((b + 1) B, n)`,
+/// and `before` the copies before each block.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Blocks {
+    count: Vec<u64>,
+    sum: Vec<f64>,
+    succ: Vec<u64>,
+    /// Copies before each block (`blocks + 1` entries; the last is `n`).
+    before: Vec<usize>,
+}
+
+impl Blocks {
+    /// Room for the blocks of `n` positions (every sum 0 until [`Blocks::set`]).
+    pub(super) fn with_len(n: usize) -> Self {
+        let blocks = n.div_ceil(INDEX_BLOCK);
+        Blocks {
+            count: vec![0; blocks],
+            sum: vec![0.0; blocks],
+            succ: vec![0; blocks],
+            before: vec![0; blocks + 1],
+        }
+    }
+
+    /// The block sums of `counts` (one per sorted position of `r`).
+    fn of<C: Copy + Into<u64>>(r: &BootReading, counts: &[C]) -> Self {
+        let mut out = Blocks::with_len(counts.len());
+        for b in 0..out.count.len() {
+            let lo = b * INDEX_BLOCK;
+            let hi = (lo + INDEX_BLOCK).min(counts.len());
+            out.set(b, range_sums(r, counts, lo, hi));
+        }
+        out.finish();
+        out
+    }
+
+    /// Sets block `b`'s sums.
+    #[inline]
+    pub(super) fn set(&mut self, b: usize, (c, u, o): (u64, f64, u64)) {
+        self.count[b] = c;
+        self.sum[b] = u;
+        self.succ[b] = o;
+    }
+
+    /// Fills `before` from the blocks' copies, once every block is set.
+    pub(super) fn finish(&mut self) {
+        let mut total = 0usize;
+        for (b, &c) in self.count.iter().enumerate() {
+            total += c as usize;
+            self.before[b + 1] = total;
+        }
+    }
+}
 
 /// One replicate's sums per block of [`INDEX_BLOCK`] sorted positions (copies, `Σ c u`,
 /// `Σ c o`), made in one pass: the bins of either binning at any bin count are then
@@ -321,42 +396,14 @@ const INDEX_BLOCK: usize = 256;
 #[derive(Clone, Debug)]
 pub struct BlockIndex<'a> {
     sample: Resampled<'a>,
-    count: Vec<u64>,
-    sum: Vec<f64>,
-    succ: Vec<u64>,
-    /// Copies before each block (`blocks + 1` entries; the last is `n`).
-    before: Vec<usize>,
+    /// The bootstrap's block sums of this replicate, or sums taken for it.
+    blocks: Cow<'a, Blocks>,
 }
 
 impl<'a> BlockIndex<'a> {
-    fn build<C: Copy + Into<u64>>(sample: Resampled<'a>, counts: &[C]) -> Self {
-        let r = sample.reading;
-        let blocks = counts.len().div_ceil(INDEX_BLOCK);
-        let mut out = BlockIndex {
-            sample,
-            count: Vec::with_capacity(blocks),
-            sum: Vec::with_capacity(blocks),
-            succ: Vec::with_capacity(blocks),
-            before: Vec::with_capacity(blocks + 1),
-        };
-        out.before.push(0);
-        let mut total = 0usize;
-        for b in 0..blocks {
-            let lo = b * INDEX_BLOCK;
-            let hi = (lo + INDEX_BLOCK).min(counts.len());
-            let (c, u, o) = range_sums(r, counts, lo, hi);
-            out.count.push(c);
-            out.sum.push(u);
-            out.succ.push(o);
-            total += c as usize;
-            out.before.push(total);
-        }
-        out
-    }
-
     /// Number of rows of the resample (`n`).
     pub fn len(&self) -> usize {
-        *self.before.last().unwrap_or(&0)
+        *self.blocks.before.last().unwrap_or(&0)
     }
 
     /// True when the resample has no rows.
@@ -367,8 +414,8 @@ impl<'a> BlockIndex<'a> {
     /// `d = mean(u) - mean(o)` over the resample (block totals); `None` when empty.
     pub fn mean_gap(&self) -> Option<f64> {
         let n = self.len();
-        let sum: f64 = self.sum.iter().sum();
-        let succ: u64 = self.succ.iter().sum();
+        let sum: f64 = self.blocks.sum.iter().sum();
+        let succ: u64 = self.blocks.succ.iter().sum();
         (n > 0).then(|| (sum - succ as f64) / n as f64)
     }
 
@@ -401,9 +448,10 @@ impl SortedSums for BlockIndex<'_> {
         let head = part(lo, (bl + 1) * INDEX_BLOCK);
         let tail = part(bh * INDEX_BLOCK, hi);
         let mid = bl + 1..bh;
-        let count = head.0 + self.count[mid.clone()].iter().sum::<u64>() + tail.0;
-        let sum = head.1 + self.sum[mid.clone()].iter().sum::<f64>() + tail.1;
-        let succ = head.2 + self.succ[mid].iter().sum::<u64>() + tail.2;
+        let b = &*self.blocks;
+        let count = head.0 + b.count[mid.clone()].iter().sum::<u64>() + tail.0;
+        let sum = head.1 + b.sum[mid.clone()].iter().sum::<f64>() + tail.1;
+        let succ = head.2 + b.succ[mid].iter().sum::<u64>() + tail.2;
         (count, sum, succ)
     }
 
@@ -413,7 +461,7 @@ impl SortedSums for BlockIndex<'_> {
 
     fn locate(&self, e: usize) -> (usize, usize) {
         let len = self.sample.reading.len();
-        locate_in(&self.before, INDEX_BLOCK, len, e, |q| self.copies(q))
+        locate_in(&self.blocks.before, INDEX_BLOCK, len, e, |q| self.copies(q))
     }
 
     fn total(&self) -> usize {
