@@ -24,6 +24,7 @@ pub(crate) struct JsonBuf {
     failed: bool,
 }
 
+mod helm;
 mod lm_eval;
 mod scan;
 use scan::{line_col, JResult, Scan, J};
@@ -61,6 +62,8 @@ struct Records {
     /// matrix's width is the most choices of a question): a question, or why its row
     /// is bad.
     samples: Vec<Result<lm_eval::Question, (ErrorCode, Location, String)>>,
+    /// Set when the first record is a HELM per-instance record (see [`helm`]).
+    helm: Option<helm::Tally>,
 }
 
 fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
@@ -121,12 +124,42 @@ impl Records {
             failed: false,
             lm_eval: None,
             samples: Vec::new(),
+            helm: None,
         }
     }
 
     fn record(&mut self, rec: &[(Cow<'_, str>, J<'_>)], opts: &Options, sink: &mut Sink) {
         if self.failed {
             return;
+        }
+        if self.table.is_none() && self.helm.is_none() && helm::is_instance(rec) {
+            self.helm = Some(helm::Tally::default());
+        }
+        if let Some(tally) = self.helm.as_mut() {
+            let at = tally.records;
+            tally.records += 1;
+            if helm::is_perturbed(rec) {
+                tally.perturbed += 1;
+                return;
+            }
+            let (code, column, msg) = match helm::record(rec) {
+                Ok(r) => return self.fields(&r, None, opts, sink),
+                Err(e) => e,
+            };
+            let loc = Location::row(at).with_column(column.to_string());
+            let msg = format!("HELM instance record {at}: {msg}");
+            if self.table.is_none() {
+                sink.push(code, loc, msg);
+                self.failed = true;
+                return;
+            }
+            let placeholder = [
+                (Cow::Borrowed("id"), J::Str(Cow::Borrowed("0"))),
+                (Cow::Borrowed("yhat"), J::Str(Cow::Borrowed("0"))),
+                (Cow::Borrowed("confidence"), J::Str(Cow::Borrowed("0.5"))),
+                (Cow::Borrowed("label"), J::Str(Cow::Borrowed("0"))),
+            ];
+            return self.fields(&placeholder, Some((code, loc, msg)), opts, sink);
         }
         if self.table.is_none() && self.lm_eval.is_none() && lm_eval::is_sample(rec) {
             self.lm_eval = Some(lm_eval::Tally::default());
@@ -369,6 +402,10 @@ impl JsonBuf {
                     let (chose, why) = tally.note();
                     ds.detection.guess("format", chose, why);
                     ds.detection.ragged = tally.ragged();
+                }
+                if let Some(tally) = &recs.helm {
+                    let (chose, why) = tally.note();
+                    ds.detection.guess("format", chose, why);
                 }
                 Ok(ds)
             }

@@ -218,3 +218,16 @@ w("verbal_mixed_percent.csv", "id,verbalized_confidence,correct\n0,85%,1\n1,0.5,
 w("verbal_bad_correct.csv", "confidence,is_correct\n0.5,1\n0.7,maybe\n,\n")
 w("verbal_out_of_range.csv", "stated_confidence,correct\n50,1\n140,0\n")
 w("verbal_all_abstained.csv", "confidence,correct\n,\nNaN,\n")
+
+import json
+
+# --- HELM per_instance_stats.json (the layout of HELM's runner: a list of
+# PerInstanceStats): an instance without max_prob, an exact_match that is not 0/1
+def helm_instance(i, stats):
+    return {"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+        {"name": {"name": n, "split": "test"}, "count": 1, "sum": v, "sum_squared": v * v,
+         "min": v, "max": v, "mean": v} for n, v in stats]}
+w("helm_no_max_prob.json", json.dumps([helm_instance(0, [("exact_match", 1.0), ("max_prob", 0.9)]),
+                                       helm_instance(1, [("exact_match", 0.0)])], indent=2))
+w("helm_bad_exact_match.json", json.dumps([helm_instance(0, [("exact_match", 1.0), ("max_prob", 0.9)]),
+                                           helm_instance(1, [("exact_match", 0.5), ("max_prob", 0.6)])], indent=2))
