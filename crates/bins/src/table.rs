@@ -171,88 +171,104 @@ fn key_of(reading: &str, class: i64, at: &str) -> Result<ReadingKey, String> {
     }
 }
 
+/// The JSON form as read: typed, so the cells are parsed straight into their
+/// tuples (no `Value` tree of the whole file: an aggregate of 10 models with every
+/// cell filled is ~150 MB of JSON).
+#[derive(serde::Deserialize)]
+struct JsonDoc {
+    format: Option<String>,
+    grid: Option<u64>,
+    models: Vec<JsonModel>,
+}
+
+#[derive(serde::Deserialize)]
+struct JsonModel {
+    model: String,
+    kind: String,
+    k: usize,
+    globals: JsonGlobals,
+    readings: Vec<JsonReading>,
+}
+
+#[derive(serde::Deserialize)]
+struct JsonGlobals {
+    n: u64,
+    correct: u64,
+    csr_wrong: f64,
+    csr_odds: f64,
+    cw_weight: f64,
+    cw_correct: f64,
+    nll: Option<f64>,
+    brier_mc: Option<f64>,
+    #[serde(default)]
+    confusion: Vec<JsonConfusion>,
+}
+
+#[derive(serde::Deserialize)]
+struct JsonConfusion {
+    counts: [u64; 3],
+    weighted: [f64; 3],
+}
+
+/// `[cell, n, Σu, Σo, Σ(u-o)², min u, max u]`.
+type JsonCell = (u32, u64, f64, u64, f64, f64, f64);
+
+#[derive(serde::Deserialize)]
+struct JsonReading {
+    reading: String,
+    #[serde(default = "no_class")]
+    class: i64,
+    cells: Vec<JsonCell>,
+}
+
+fn no_class() -> i64 {
+    -1
+}
+
 fn from_json(text: &str) -> Result<Aggregate, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))?;
-    check_header(v.get("format").and_then(Value::as_str), "JSON key 'format'")?;
-    if let Some(g) = v.get("grid") {
-        if g.as_u64() != Some(GRID as u64) {
+    // the format first, so that another document is named as such
+    if !text.contains(FORMAT) {
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))?;
+        check_header(v.get("format").and_then(Value::as_str), "JSON key 'format'")?;
+    }
+    let doc: JsonDoc = serde_json::from_str(text).map_err(|e| format!("JSON: {e}"))?;
+    check_header(doc.format.as_deref(), "JSON key 'format'")?;
+    if let Some(g) = doc.grid {
+        if g != GRID as u64 {
             return Err(format!("JSON key 'grid' is {g}; this version reads {GRID}"));
         }
     }
-    let models = v
-        .get("models")
-        .and_then(Value::as_array)
-        .ok_or("JSON: no 'models' array")?;
     let mut agg = Aggregate::new();
-    for (i, m) in models.iter().enumerate() {
+    for (i, m) in doc.models.into_iter().enumerate() {
         let at = format!("models[{i}]");
-        let str_of = |k: &str| {
-            m.get(k)
-                .and_then(Value::as_str)
-                .ok_or(format!("{at}: no text '{k}'"))
-        };
-        let name = str_of("model")?;
-        let kind = kind_of(str_of("kind")?).ok_or(format!("{at}: unknown kind"))?;
-        let k = m
-            .get("k")
-            .and_then(Value::as_u64)
-            .ok_or(format!("{at}: no integer 'k'"))? as usize;
-        let g = m.get("globals").ok_or(format!("{at}: no 'globals'"))?;
-        let num = |k: &str| {
-            g.get(k)
-                .and_then(Value::as_f64)
-                .ok_or(format!("{at}.globals: no number '{k}'"))
-        };
-        let int = |k: &str| {
-            g.get(k)
-                .and_then(Value::as_u64)
-                .ok_or(format!("{at}.globals: no integer '{k}'"))
-        };
-        let mut confusion = Vec::new();
-        for c in g
-            .get("confusion")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let counts: [u64; 3] = serde_json::from_value(c["counts"].clone())
-                .map_err(|e| format!("{at}.globals.confusion: {e}"))?;
-            let weighted: [f64; 3] = serde_json::from_value(c["weighted"].clone())
-                .map_err(|e| format!("{at}.globals.confusion: {e}"))?;
-            confusion.push(ClassConfusion { counts, weighted });
-        }
-        let mut model = ModelAggregate::new(name, kind, k);
+        let kind = kind_of(&m.kind).ok_or(format!("{at}: unknown kind '{}'", m.kind))?;
+        let g = m.globals;
+        let mut model = ModelAggregate::new(&m.model, kind, m.k);
         model.globals = Globals {
-            nll: g.get("nll").and_then(Value::as_f64),
-            brier_multiclass: g.get("brier_mc").and_then(Value::as_f64),
+            nll: g.nll,
+            brier_multiclass: g.brier_mc,
             risk: RiskSums {
-                n: int("n")?,
-                correct: int("correct")?,
-                wrong_ratio: num("csr_wrong")?,
-                odds: num("csr_odds")?,
-                weighted_correct: num("cw_correct")?,
-                weight: num("cw_weight")?,
+                n: g.n,
+                correct: g.correct,
+                wrong_ratio: g.csr_wrong,
+                odds: g.csr_odds,
+                weighted_correct: g.cw_correct,
+                weight: g.cw_weight,
             },
-            confusion,
+            confusion: g
+                .confusion
+                .into_iter()
+                .map(|c| ClassConfusion {
+                    counts: c.counts,
+                    weighted: c.weighted,
+                })
+                .collect(),
         };
-        for (j, r) in m
-            .get("readings")
-            .and_then(Value::as_array)
-            .ok_or(format!("{at}: no 'readings' array"))?
-            .iter()
-            .enumerate()
-        {
+        for (j, r) in m.readings.into_iter().enumerate() {
             let at = format!("{at}.readings[{j}]");
-            let key = key_of(
-                r.get("reading").and_then(Value::as_str).unwrap_or(""),
-                r.get("class").and_then(Value::as_i64).unwrap_or(-1),
-                &at,
-            )?;
-            let rows: Vec<(u32, u64, f64, u64, f64, f64, f64)> =
-                serde_json::from_value(r.get("cells").cloned().unwrap_or(Value::Null))
-                    .map_err(|e| format!("{at}.cells: {e}"))?;
+            let key = key_of(&r.reading, r.class, &at)?;
             let cells = model.readings.entry(key).or_default();
-            for (c, n, sum_u, sum_o, sum_sq, min_u, max_u) in rows {
+            for (c, n, sum_u, sum_o, sum_sq, min_u, max_u) in r.cells {
                 check_cell(c, &at)?;
                 let cell = Cell {
                     n,
@@ -268,9 +284,12 @@ fn from_json(text: &str) -> Result<Aggregate, String> {
                     .or_insert(cell);
             }
         }
-        let mut one = Aggregate::new();
-        one.models.insert(name.to_string(), model);
-        agg.merge(&one)?;
+        match agg.models.get_mut(&m.model) {
+            Some(mine) => mine.merge(&model)?,
+            None => {
+                agg.models.insert(m.model, model);
+            }
+        }
     }
     Ok(agg)
 }
