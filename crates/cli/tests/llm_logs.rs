@@ -1,0 +1,79 @@
+//! Language-model evaluation files through the CLI: an lm-evaluation-harness log
+//! whose questions have 3 to 5 choices, a verbalised-confidence table with
+//! abstentions, and a HELM per_instance_stats.json. The Markdown audit prints what
+//! the JSON holds: why there are no classwise readings, the coverage and the area
+//! under the risk–coverage curve; HELM reads as its plain CSV.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../io/tests/data")
+        .join(rel)
+}
+
+fn run(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(args)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn audit_json(file: &Path) -> Value {
+    serde_json::from_str(&run(&[
+        "audit",
+        "--json",
+        "--no-recalibration",
+        file.to_str().unwrap(),
+    ]))
+    .unwrap()
+}
+
+#[test]
+fn a_ragged_log_says_why_no_classwise_readings() {
+    let file = data("lm_eval/samples_arc_like.jsonl");
+    let doc = audit_json(&file);
+    let why = doc["input"]["classwise_unavailable"].as_str().unwrap();
+    let md = run(&["audit", "--no-recalibration", file.to_str().unwrap()]);
+    assert!(md.contains(why), "{md}");
+    assert!(!md.contains("LinCE^cw"), "{md}");
+}
+
+#[test]
+fn a_verbalised_table_prints_its_coverage_and_risk_coverage_area() {
+    let file = data("verbal/verbal_fraction.csv");
+    let doc = audit_json(&file);
+    assert_eq!(doc["coverage"].as_f64(), Some(46.0 / 60.0));
+    let area = &doc["risk_coverage"]["area"];
+    assert!(area.is_f64());
+    let md = run(&["audit", "--no-recalibration", file.to_str().unwrap()]);
+    assert!(
+        md.contains(&format!(
+            "answered 46 of 60 questions ({})",
+            doc["coverage"]
+        )),
+        "{md}"
+    );
+    assert!(md.contains(&format!("(AURC): {area}")), "{md}");
+}
+
+#[test]
+fn helm_per_instance_stats_audit_as_their_plain_csv() {
+    let mut a = audit_json(&data("helm/per_instance_stats.json"));
+    let mut b = audit_json(&data("helm/per_instance_stats.csv"));
+    for d in [&mut a, &mut b] {
+        let o = d.as_object_mut().unwrap();
+        o.remove("file");
+        o["input"].as_object_mut().unwrap().remove("format");
+    }
+    assert_eq!(a, b);
+    assert_eq!(a["input"]["kind"], "toplabel");
+}
