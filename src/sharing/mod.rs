@@ -147,6 +147,9 @@ fn method_of(m: MethodId) -> Method {
         MethodId::Beta => Method::Beta,
         MethodId::Histogram => Method::Histogram,
         MethodId::VennAbers => Method::VennAbers,
+        MethodId::Vector => Method::Vector,
+        MethodId::Matrix => Method::Matrix,
+        MethodId::Dirichlet => Method::Dirichlet,
     }
 }
 
@@ -158,6 +161,9 @@ fn method_id(m: Method) -> MethodId {
         Method::Beta => MethodId::Beta,
         Method::Histogram => MethodId::Histogram,
         Method::VennAbers => MethodId::VennAbers,
+        Method::Vector => MethodId::Vector,
+        Method::Matrix => MethodId::Matrix,
+        Method::Dirichlet => MethodId::Dirichlet,
     }
 }
 

@@ -43,7 +43,7 @@ pub use multi::{multi_model_json, ranking_metric, sweep_json};
 pub use parallel::Sections;
 pub use recal_compare::comparison_json;
 pub use recal_files::{
-    cross_fit_json, evaluation_after, fitted_params_json, recalibrate_rows,
+    cross_fit_json, evaluation_after, fitted_params_json, odir_search_json, recalibrate_rows,
     recalibrate_rows_with_intervals, recalibrated_csv, Method,
 };
 pub use recalibration::{

@@ -30,6 +30,12 @@ pub enum Method {
     /// the class probabilities.
     #[serde(rename = "venn_abers")]
     VennAbers,
+    /// Vector scaling (Guo et al. 2017) on the logits, multiclass.
+    Vector,
+    /// Matrix scaling (Guo et al. 2017) on the logits, multiclass.
+    Matrix,
+    /// Dirichlet calibration with ODIR (Kull et al. 2019) on `ln p`, multiclass.
+    Dirichlet,
 }
 
 impl Method {
@@ -43,6 +49,11 @@ impl Method {
         Method::VennAbers,
     ];
 
+    /// The multiclass maps fitted on request (`calibscope recalibrate --method`;
+    /// not in [`Method::ALL`]: the ledger's columns and the page's fits are the six
+    /// above).
+    pub const MULTICLASS: [Method; 3] = [Method::Vector, Method::Matrix, Method::Dirichlet];
+
     /// The methods that read a probability (calibscope-core's `prob_maps`).
     pub const PROB_MAPS: [Method; 3] = [Method::Beta, Method::Histogram, Method::VennAbers];
 
@@ -55,6 +66,9 @@ impl Method {
             Method::Beta => "beta",
             Method::Histogram => "histogram",
             Method::VennAbers => "venn_abers",
+            Method::Vector => "vector",
+            Method::Matrix => "matrix",
+            Method::Dirichlet => "dirichlet",
         }
     }
 
@@ -67,6 +81,9 @@ impl Method {
             Method::Beta => "beta",
             Method::Histogram => "histogram",
             Method::VennAbers => "Venn–Abers",
+            Method::Vector => "vector scaling",
+            Method::Matrix => "matrix scaling",
+            Method::Dirichlet => "Dirichlet",
         }
     }
 
@@ -77,6 +94,9 @@ impl Method {
             Method::Beta => &run.beta,
             Method::Histogram => &run.histogram,
             Method::VennAbers => &run.venn_abers,
+            Method::Vector => &run.vector,
+            Method::Matrix => &run.matrix,
+            Method::Dirichlet => &run.dirichlet,
             _ => return None,
         };
         Some(r.as_ref())
@@ -84,7 +104,10 @@ impl Method {
 
     /// Parses [`Method::name`].
     pub fn from_name(s: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.name() == s)
+        Method::ALL
+            .into_iter()
+            .chain(Method::MULTICLASS)
+            .find(|m| m.name() == s)
     }
 }
 
@@ -98,6 +121,9 @@ pub fn evaluation_after(run: &Recalibration, method: Method) -> Result<&Predicti
         Method::Beta => run.beta.as_ref().map(|p| &p.after),
         Method::Histogram => run.histogram.as_ref().map(|p| &p.after),
         Method::VennAbers => run.venn_abers.as_ref().map(|p| &p.after),
+        Method::Vector => run.vector.as_ref().map(|p| &p.after),
+        Method::Matrix => run.matrix.as_ref().map(|p| &p.after),
+        Method::Dirichlet => run.dirichlet.as_ref().map(|p| &p.after),
     };
     after.map_err(Clone::clone)
 }
@@ -146,7 +172,7 @@ pub fn recalibrate_rows_with_intervals(
                 .map_err(Clone::clone)?
                 .apply(&scores, &set.labels, &rows)
         }
-        Method::Beta | Method::Histogram | Method::VennAbers => unreachable!("prob maps above"),
+        _ => unreachable!("prob maps above"),
     })
 }
 
@@ -249,6 +275,12 @@ fn prob_map_json(p: &ProbOutcome, binary: bool) -> Value {
         })
         .collect();
     let mut o = json!({ "fits": fits });
+    if let Some(f) = &p.scaling {
+        o = scaling_json(f);
+    }
+    if let Some(search) = &p.odir_search {
+        o["odir_search"] = odir_search_json(search);
+    }
     if let Some(m) = p.bins {
         o["bins"] = json!(m);
     }
@@ -256,6 +288,42 @@ fn prob_map_json(p: &ProbOutcome, binary: bool) -> Value {
         o["cross_fit"] = cross_fit_json(cf);
     }
     o
+}
+
+/// A joint multiclass map's parameters: `W` (K rows of K, last row 0 but for vector
+/// scaling's diagonal), `b`, ODIR's `lambda` and `mu`, the L-BFGS iterations.
+fn scaling_json(f: &calibscope_core::recal::scaling::ScalingFit) -> Value {
+    let k = f.k;
+    let rows: Vec<Vec<Value>> = (0..k)
+        .map(|r| {
+            f.w[r * k..(r + 1) * k]
+                .iter()
+                .map(|&v| num(Some(v)))
+                .collect()
+        })
+        .collect();
+    json!({
+        "map": "softmax(W x + b)",
+        "input": if f.kind.reads_log_probabilities() { "ln p (clipped to [1e-15, 1 - 1e-15])" } else { "logits z (ln p of probabilities, clipped)" },
+        "W": rows,
+        "b": f.b.iter().map(|&v| num(Some(v))).collect::<Vec<_>>(),
+        "lambda": f.odir.lambda,
+        "mu": f.odir.mu,
+        "iterations": f.iterations,
+        "converged": f.converged,
+        "objective": num(Some(f.objective)),
+    })
+}
+
+/// Dirichlet calibration's cross-validation of ODIR's strength as JSON.
+pub fn odir_search_json(s: &calibscope_core::recal::scaling_map::OdirSearch) -> Value {
+    json!({
+        "folds": s.folds,
+        "criterion": "held-out NLL (mean over the calibration rows), lambda = mu",
+        "candidates": s.scores.iter().map(|&(v, nll)| json!({"strength": v, "nll": num(Some(nll))})).collect::<Vec<_>>(),
+        "chosen": s.chosen,
+        "folds_skipped": s.folds_skipped,
+    })
 }
 
 /// K-fold cross-fitting of histogram binning's bin count as JSON.
@@ -320,7 +388,7 @@ pub fn fitted_params_json(
                 .collect();
             json!({ "fits": fits, "out_of_bounds": "clip" })
         }),
-        Method::Beta | Method::Histogram | Method::VennAbers => method
+        _ => method
             .prob_map(run)
             .expect("a probability map")
             .map(|p| prob_map_json(p, binary)),
@@ -330,7 +398,7 @@ pub fn fitted_params_json(
         "method": method.name(),
         "version": version,
         "input": {"kind": set.kind().name(), "source": set.source().name(), "n": set.n(), "k": set.k},
-        "scores": if method.prob_map(run).is_some() { if binary { "the probability of class 1, sigma(s) of the binary score s (a probability column read back through its clipped logit)" } else { "the class probabilities softmax(z) (p itself for probability input); one-vs-rest maps then rows renormalised" } } else if binary { "binary score s (logit; logit(u) or ln p_1 - ln p_0 of probabilities, clipped to [1e-15, 1 - 1e-15])" } else { "logits z (ln p of probabilities, clipped to [1e-15, 1 - 1e-15]); one-vs-rest maps then rows renormalised" },
+        "scores": if Method::MULTICLASS.contains(&method) { "vector and matrix scaling: the logits z (ln p of probabilities, clipped to [1e-15, 1 - 1e-15]); Dirichlet calibration: ln p of the class probabilities, clipped likewise; one map of every class at once" } else if method.prob_map(run).is_some() { if binary { "the probability of class 1, sigma(s) of the binary score s (a probability column read back through its clipped logit)" } else { "the class probabilities softmax(z) (p itself for probability input); one-vs-rest maps then rows renormalised" } } else if binary { "binary score s (logit; logit(u) or ln p_1 - ln p_0 of probabilities, clipped to [1e-15, 1 - 1e-15])" } else { "logits z (ln p of probabilities, clipped to [1e-15, 1 - 1e-15]); one-vs-rest maps then rows renormalised" },
         "split": {
             "seed": settings.seed,
             "f": settings.fraction,

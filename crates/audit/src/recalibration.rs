@@ -459,6 +459,9 @@ fn prob_map_section(p: &ProbOutcome) -> Value {
     if let Some(cf) = &p.cross_fit {
         o.insert("cross_fit".into(), crate::cross_fit_json(cf));
     }
+    if let Some(search) = &p.odir_search {
+        o.insert("odir_search".into(), crate::odir_search_json(search));
+    }
     if p.zero_rows_made_uniform > 0 {
         o.insert(
             "zero_rows_made_uniform".into(),
@@ -492,6 +495,9 @@ fn assemble(
         ("beta", &r.beta),
         ("histogram", &r.histogram),
         ("venn_abers", &r.venn_abers),
+        ("vector", &r.vector),
+        ("matrix", &r.matrix),
+        ("dirichlet", &r.dirichlet),
     ] {
         match outcome {
             Err(Undefined::NotComputed | Undefined::NotAsked) => {}

@@ -288,6 +288,30 @@ fn describe(run: &Recalibration, method: RecalMethod) -> Result<String, Undefine
             let knots: Vec<String> = p.maps()?.iter().map(|f| f.n_knots().to_string()).collect();
             format!("isotonic regression ({} knots)", knots.join(", "))
         }
+        RecalMethod::Vector | RecalMethod::Matrix | RecalMethod::Dirichlet => {
+            let p = method
+                .prob_map(run)
+                .expect("a joint map")
+                .map_err(Clone::clone)?;
+            let f = p.scaling.as_ref().expect("a joint map's fit");
+            let how = p.odir_search.as_ref().map_or(String::new(), |s| {
+                format!(
+                    "; ODIR lambda = mu = {} chosen by {}-fold cross-validation on the calibration split",
+                    s.chosen, s.folds
+                )
+            });
+            format!(
+                "{} of {} classes ({} L-BFGS iterations{}){how}",
+                method.title(),
+                f.k,
+                f.iterations,
+                if f.converged {
+                    ""
+                } else {
+                    ", stopped at the iteration cap"
+                }
+            )
+        }
         RecalMethod::Beta | RecalMethod::Histogram | RecalMethod::VennAbers => {
             let p = method
                 .prob_map(run)
@@ -354,6 +378,9 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         Method::Beta => RecalMethod::Beta,
         Method::Histogram => RecalMethod::Histogram,
         Method::VennAbers => RecalMethod::VennAbers,
+        Method::Vector => RecalMethod::Vector,
+        Method::Matrix => RecalMethod::Matrix,
+        Method::Dirichlet => RecalMethod::Dirichlet,
     };
     let run = match method {
         RecalMethod::Temperature | RecalMethod::Platt | RecalMethod::Isotonic => {
@@ -364,6 +391,9 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
             let kind = match method {
                 RecalMethod::Beta => ProbMethod::Beta,
                 RecalMethod::Histogram => ProbMethod::Histogram,
+                RecalMethod::Vector => ProbMethod::Vector,
+                RecalMethod::Matrix => ProbMethod::Matrix,
+                RecalMethod::Dirichlet => ProbMethod::Dirichlet,
                 _ => ProbMethod::VennAbers,
             };
             let fitted = fit_prob_map(set, &run.split, kind, bins);
@@ -371,6 +401,9 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
                 ProbMethod::Beta => run.beta = fitted,
                 ProbMethod::Histogram => run.histogram = fitted,
                 ProbMethod::VennAbers => run.venn_abers = fitted,
+                ProbMethod::Vector => run.vector = fitted,
+                ProbMethod::Matrix => run.matrix = fitted,
+                ProbMethod::Dirichlet => run.dirichlet = fitted,
             }
             run
         }

@@ -274,6 +274,13 @@ enum Method {
     Histogram,
     /// Inductive Venn–Abers: the merged probability, and `p_lower`/`p_upper`.
     VennAbers,
+    /// Vector scaling (Guo et al. 2017) on the logits; three classes or more.
+    Vector,
+    /// Matrix scaling (Guo et al. 2017) on the logits; three classes or more.
+    Matrix,
+    /// Dirichlet calibration with ODIR (Kull et al. 2019) on ln p, its strength by
+    /// 5-fold cross-validation on the calibration split; three classes or more.
+    Dirichlet,
 }
 
 #[derive(Args, Debug)]

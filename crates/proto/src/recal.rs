@@ -42,6 +42,12 @@ pub struct PerMethod<T> {
     pub histogram: Option<T>,
     #[serde(default)]
     pub venn_abers: Option<T>,
+    #[serde(default)]
+    pub vector: Option<T>,
+    #[serde(default)]
+    pub matrix: Option<T>,
+    #[serde(default)]
+    pub dirichlet: Option<T>,
 }
 
 impl<T> Default for PerMethod<T> {
@@ -53,6 +59,9 @@ impl<T> Default for PerMethod<T> {
             beta: None,
             histogram: None,
             venn_abers: None,
+            vector: None,
+            matrix: None,
+            dirichlet: None,
         }
     }
 }
@@ -67,6 +76,9 @@ impl<T> PerMethod<T> {
             Method::Beta => self.beta.as_ref(),
             Method::Histogram => self.histogram.as_ref(),
             Method::VennAbers => self.venn_abers.as_ref(),
+            Method::Vector => self.vector.as_ref(),
+            Method::Matrix => self.matrix.as_ref(),
+            Method::Dirichlet => self.dirichlet.as_ref(),
         }
     }
 
@@ -79,6 +91,9 @@ impl<T> PerMethod<T> {
             Method::Beta => &mut self.beta,
             Method::Histogram => &mut self.histogram,
             Method::VennAbers => &mut self.venn_abers,
+            Method::Vector => &mut self.vector,
+            Method::Matrix => &mut self.matrix,
+            Method::Dirichlet => &mut self.dirichlet,
         };
         *slot = Some(value);
     }

@@ -40,6 +40,9 @@ pub enum MethodId {
     Histogram,
     #[serde(rename = "venn_abers")]
     VennAbers,
+    Vector,
+    Matrix,
+    Dirichlet,
 }
 
 /// The colour theme.

@@ -250,6 +250,10 @@ pub enum Undefined {
     NotComputed,
     /// Not asked for: a temperature-only run ([`recalibrate_temperature_only`]).
     NotAsked,
+    /// A multiclass map (vector, matrix, Dirichlet) asked of binary input.
+    NotMulticlass,
+    /// A calibration row holds a NaN or infinite score.
+    NonFiniteScores,
 }
 
 impl std::fmt::Display for Undefined {
@@ -264,6 +268,13 @@ impl std::fmt::Display for Undefined {
             Undefined::TopLabel => write!(f, "top-label input has no scores to recalibrate"),
             Undefined::NotComputed => write!(f, "not computed yet"),
             Undefined::NotAsked => write!(f, "not asked for (temperature scaling only)"),
+            Undefined::NotMulticlass => write!(
+                f,
+                "a multiclass method: it needs three classes or more (for two classes, beta calibration and Platt scaling are its two-class forms)"
+            ),
+            Undefined::NonFiniteScores => {
+                write!(f, "a calibration row holds a NaN or infinite score")
+            }
         }
     }
 }
@@ -391,6 +402,12 @@ pub struct Recalibration {
     pub histogram: Result<ProbOutcome, Undefined>,
     /// Inductive Venn–Abers, likewise.
     pub venn_abers: Result<ProbOutcome, Undefined>,
+    /// Vector scaling ([`super::scaling_map`]), likewise (fitted on request only).
+    pub vector: Result<ProbOutcome, Undefined>,
+    /// Matrix scaling, likewise.
+    pub matrix: Result<ProbOutcome, Undefined>,
+    /// Dirichlet calibration with ODIR, likewise.
+    pub dirichlet: Result<ProbOutcome, Undefined>,
     /// Probability input holding exact 0s or 1s: `ln 1e-15` becomes a fake logit and
     /// temperature scaling is ill-posed.
     pub exact_zero_one_probabilities: bool,

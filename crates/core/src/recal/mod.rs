@@ -14,6 +14,9 @@
 //! - [`prob_maps`]: beta calibration ([`beta`]), histogram binning ([`histogram`],
 //!   its bin count given or chosen by K-fold cross-fitting) and inductive Venn–Abers
 //!   ([`venn_abers`]) on the one-vs-rest probabilities;
+//! - [`scaling`] / [`scaling_map`]: vector and matrix scaling on the logits and
+//!   Dirichlet calibration with ODIR on `ln p`, multiclass maps fitted jointly by
+//!   L-BFGS, ODIR's strength chosen by K-fold cross-validation;
 //! - helpers: the clipped logit / log of probability input ([`logit_clipped`],
 //!   [`ln_clipped`]), [`sigmoid`], [`softmax_scaled`] and the multiclass
 //!   one-vs-rest row renormalisation [`renormalize_rows`].
@@ -31,6 +34,8 @@ pub mod isotonic;
 pub mod kernel;
 pub mod platt;
 pub mod prob_maps;
+pub mod scaling;
+pub mod scaling_map;
 mod screen;
 mod staged;
 mod taylor;

@@ -23,6 +23,8 @@ use super::apply::{FitScores, Undefined};
 use super::beta::{fit_beta, BetaFit};
 use super::histogram::{fit_histogram, HistogramFit};
 use super::renormalize_rows;
+use super::scaling::ScalingFit;
+use super::scaling_map::{apply_scaling_fit, fit_scaling_map, OdirSearch};
 use super::venn_abers::{fit_venn_abers, VennAbersFit};
 use crate::data::{Kind, PredictionSet, Scores, Source, Values};
 use crate::reading::ProbView;
@@ -37,6 +39,12 @@ pub enum ProbMethod {
     Histogram,
     /// Inductive Venn–Abers (merged probability; the interval beside it).
     VennAbers,
+    /// Vector scaling on the logits ([`super::scaling_map`], multiclass only).
+    Vector,
+    /// Matrix scaling on the logits (multiclass only).
+    Matrix,
+    /// Dirichlet calibration with ODIR on `ln p` (multiclass only).
+    Dirichlet,
 }
 
 /// Histogram binning's bin count: given, or chosen by cross-fitting.
@@ -111,8 +119,14 @@ pub struct ProbOutcome {
     pub bins: Option<usize>,
     /// Histogram binning's cross-fitting, when the bin count was chosen so.
     pub cross_fit: Option<CrossFit>,
-    /// One fit for binary input (class 1), one per class otherwise.
+    /// One fit for binary input (class 1), one per class otherwise (empty for the
+    /// joint maps: vector, matrix, Dirichlet).
     pub fits: Vec<ProbFit>,
+    /// Vector or matrix scaling's or Dirichlet calibration's fit (one map of every
+    /// class at once; `None` for the one-vs-rest maps).
+    pub scaling: Option<ScalingFit>,
+    /// Dirichlet calibration's choice of ODIR's strength by cross-validation.
+    pub odir_search: Option<OdirSearch>,
     /// The evaluation split after the map.
     pub after: PredictionSet,
     /// Multiclass: evaluation rows whose outputs were all 0 and were made uniform.
@@ -186,6 +200,9 @@ fn fit_columns(
                 ProbMethod::VennAbers => fit_venn_abers(&x, &y)
                     .map(ProbFit::VennAbers)
                     .ok_or(Undefined::EmptyCalibrationSplit),
+                ProbMethod::Vector | ProbMethod::Matrix | ProbMethod::Dirichlet => {
+                    unreachable!("the joint maps are fitted by scaling_map")
+                }
             }
         })
         .collect()
@@ -238,6 +255,16 @@ pub fn fit_prob_map(
     method: ProbMethod,
     bins: Bins,
 ) -> Result<ProbOutcome, Undefined> {
+    if matches!(
+        method,
+        ProbMethod::Vector | ProbMethod::Matrix | ProbMethod::Dirichlet
+    ) {
+        let folds = match bins {
+            Bins::CrossFit { folds } => folds,
+            Bins::Fixed(_) => DEFAULT_FOLDS,
+        };
+        return fit_scaling_map(set, split, method, folds);
+    }
     FitScores::of(set).ok_or(Undefined::TopLabel)?;
     if split.calibration.is_empty() {
         return Err(Undefined::EmptyCalibrationSplit);
@@ -261,6 +288,8 @@ pub fn fit_prob_map(
         bins,
         cross_fit,
         fits,
+        scaling: None,
+        odir_search: None,
         after: PredictionSet {
             labels: Vec::new(),
             scores: Scores::Column {
@@ -287,6 +316,13 @@ impl ProbOutcome {
     }
 
     fn apply_with(&self, set: &PredictionSet, rows: &[usize]) -> Applied {
+        if let Some(fit) = &self.scaling {
+            return Applied {
+                set: apply_scaling_fit(set, rows, fit),
+                intervals: None,
+                zero_rows_made_uniform: 0,
+            };
+        }
         let (u, _) = class_probabilities(set, rows);
         let labels = rows.iter().map(|&i| set.labels[i]).collect();
         apply_columns(&self.fits, &u, labels, set.k)

@@ -56,6 +56,7 @@ fn binary_maps_equal_the_fits_on_the_calibration_probabilities() {
                 ProbMethod::Beta => beta.predict(x),
                 ProbMethod::Histogram => hist.predict(x),
                 ProbMethod::VennAbers => va.predict(x).p,
+                other => unreachable!("{other:?} is not listed above"),
             };
             assert_eq!(p[j], want, "{method:?} row {j}");
         }

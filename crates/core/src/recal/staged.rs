@@ -250,6 +250,9 @@ pub fn temperature_finish(
         beta: Err(Undefined::NotComputed),
         histogram: Err(Undefined::NotComputed),
         venn_abers: Err(Undefined::NotComputed),
+        vector: Err(Undefined::NotComputed),
+        matrix: Err(Undefined::NotComputed),
+        dirichlet: Err(Undefined::NotComputed),
         exact_zero_one_probabilities: start.exact_zero_one_probabilities,
     }
 }

@@ -1,0 +1,143 @@
+use super::*;
+use crate::synth::boosted_logits;
+
+fn data(n: usize, k: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
+    let (z, y) = boosted_logits(n, k, seed);
+    (z.iter().map(|&v| f64::from(v)).collect(), y)
+}
+
+/// The gradient equals central finite differences of the objective, for every map,
+/// with and without ODIR.
+#[test]
+fn gradient_is_the_objective_s_derivative() {
+    let (x, y) = data(300, 4, 3);
+    for kind in [
+        ScalingKind::Vector,
+        ScalingKind::Matrix,
+        ScalingKind::Dirichlet,
+    ] {
+        let odir = Odir {
+            lambda: 0.7,
+            mu: 0.3,
+        };
+        let o = Objective::new(kind, 4, &x, &y, odir);
+        // a point away from the identity
+        let p: Vec<f64> = o
+            .identity()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + 0.1 * ((i * 7 % 5) as f64 - 2.0))
+            .collect();
+        let (_, g) = o.evaluate(&p);
+        for i in 0..p.len() {
+            let h = 1e-6;
+            let mut a = p.clone();
+            let mut b = p.clone();
+            a[i] += h;
+            b[i] -= h;
+            let fd = (o.evaluate(&a).0 - o.evaluate(&b).0) / (2.0 * h);
+            assert!((fd - g[i]).abs() < 1e-7, "{kind:?} {i}: {fd} vs {}", g[i]);
+        }
+    }
+}
+
+/// At the fit the gradient vanishes, the objective is below the identity's, and
+/// the map is the softmax of `W x + b` with the last row of `[W | b]` zero.
+#[test]
+fn fits_reach_a_stationary_point_below_the_identity() {
+    let (x, y) = data(2_000, 5, 11);
+    for kind in [
+        ScalingKind::Vector,
+        ScalingKind::Matrix,
+        ScalingKind::Dirichlet,
+    ] {
+        let odir = Odir {
+            lambda: 0.1,
+            mu: 0.1,
+        };
+        let fit = fit_scaling(kind, 5, &x, &y, odir, None, FINAL).unwrap();
+        assert!(fit.converged, "{kind:?}");
+        let used = if kind == ScalingKind::Dirichlet {
+            odir
+        } else {
+            Odir {
+                lambda: 0.0,
+                mu: 0.0,
+            }
+        };
+        assert_eq!(fit.odir, used);
+        let o = Objective::new(kind, 5, &x, &y, used);
+        let (c, g) = o.evaluate(&parameters(&fit));
+        assert!(
+            g.iter().map(|v| v * v).sum::<f64>().sqrt() < 1e-7,
+            "{kind:?}"
+        );
+        assert!(c <= o.evaluate(&o.identity()).0);
+        assert_eq!(c, fit.objective);
+        assert_eq!(fit.b[4], 0.0);
+        if kind != ScalingKind::Vector {
+            assert!(fit.w[20..25].iter().all(|&v| v == 0.0));
+        }
+        let mut q = [0.0; 5];
+        fit.predict(&x[..5], &mut q);
+        let mut s = [0.0; 5];
+        fit.scores(&x[..5], &mut s);
+        let e: Vec<f64> = s.iter().map(|v| v.exp()).collect();
+        let t: f64 = e.iter().sum();
+        for j in 0..5 {
+            assert!((q[j] - e[j] / t).abs() < 1e-15);
+        }
+    }
+}
+
+/// Matrix scaling can express vector scaling, so its optimum is not worse; a huge
+/// ODIR strength pushes Dirichlet's off-diagonal entries and intercepts to 0.
+#[test]
+fn nesting_and_strong_regularisation() {
+    let (x, y) = data(1_500, 4, 5);
+    let none = Odir {
+        lambda: 0.0,
+        mu: 0.0,
+    };
+    let v = fit_scaling(ScalingKind::Vector, 4, &x, &y, none, None, FINAL).unwrap();
+    let m = fit_scaling(ScalingKind::Matrix, 4, &x, &y, none, None, FINAL).unwrap();
+    assert!(m.objective <= v.objective + 1e-12);
+    // the penalty is on the reference form (last row of [W | b] zero): stronger ODIR
+    // makes that form closer to diagonal, intercepts closer to 0
+    let off = |s: f64| {
+        let odir = Odir { lambda: s, mu: s };
+        let d = fit_scaling(ScalingKind::Dirichlet, 4, &x, &y, odir, None, FINAL).unwrap();
+        assert!(d.converged, "{s}");
+        let w: f64 = (0..16)
+            .filter(|i| i / 4 != i % 4)
+            .map(|i| d.w[i] * d.w[i])
+            .sum();
+        (w, d.b.iter().map(|v| v * v).sum::<f64>())
+    };
+    let (w_weak, b_weak) = off(0.01);
+    let (w_strong, b_strong) = off(100.0);
+    assert!(w_strong < w_weak / 10.0, "{w_strong} vs {w_weak}");
+    assert!(b_strong < b_weak, "{b_strong} vs {b_weak}");
+}
+
+/// Undefined: fewer than 3 classes, no rows, a class without rows, a NaN input.
+#[test]
+fn undefined_cases() {
+    let none = Odir {
+        lambda: 0.0,
+        mu: 0.0,
+    };
+    let fit = |k: usize, x: &[f64], y: &[u32]| {
+        fit_scaling(ScalingKind::Matrix, k, x, y, none, None, FINAL)
+    };
+    assert!(fit(2, &[0.0, 1.0, 1.0, 0.0], &[0, 1]).is_none());
+    assert!(fit(3, &[], &[]).is_none());
+    assert!(fit(3, &[0.0, 1.0, 2.0, 2.0, 1.0, 0.0], &[0, 1]).is_none());
+    let x = [0.0, 1.0, 2.0, 2.0, 1.0, 0.0, f64::NAN, 0.0, 0.0];
+    assert!(fit(3, &x, &[0, 1, 2]).is_none());
+    let (x, y) = data(200, 3, 1);
+    let f = fit(3, &x, &y).unwrap();
+    let mut out = [0.0; 3];
+    f.predict(&[f64::NAN, 0.0, 0.0], &mut out);
+    assert!(out.iter().all(|v| v.is_nan()));
+}
