@@ -264,7 +264,7 @@ export async function copyWith(page, button, status) {
 }
 
 /** The views of the page (their tab ids are `tab-<id>`), "Share & export" last. */
-export const VIEWS = ['audit', 'flips', 'recalibrate', 'learn', 'truth-lab', 'beyond-lab', 'share'];
+export const VIEWS = ['audit', 'slices', 'flips', 'recalibrate', 'learn', 'truth-lab', 'beyond-lab', 'share'];
 
 /** Shows the "Share & export" view (the link, the downloads and the record of the
  * view shown before it); returns a function that shows that view again. */
