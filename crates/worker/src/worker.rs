@@ -376,7 +376,13 @@ fn start_slices(id: u64, gen: u64, request: engine::proto::slices::SlicesRequest
         Some(session) => session.slices(id, gen, &request, false),
     });
     post(&first);
-    if !matches!(first, FromWorker::Slices { complete: false, .. }) {
+    if !matches!(
+        first,
+        FromWorker::Slices {
+            complete: false,
+            ..
+        }
+    ) {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
