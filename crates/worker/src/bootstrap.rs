@@ -30,8 +30,9 @@ pub(super) fn start_bootstrap(id: u64, replicates: usize, seed: u64, alpha: f64)
     };
     STATE.with(|s| s.borrow_mut().beyond = Some(job));
     wasm_bindgen_futures::spawn_local(async move {
-        // replicates per slice, from the time the last slice took
-        let mut per_slice = 1usize;
+        // replicates per slice, from the time the last slice took; even, since the
+        // core counts replicates in pairs (one pass over the data for two)
+        let mut per_slice = 2usize;
         loop {
             yield_now().await;
             let ours = |s: &State| s.beyond.as_ref().is_some_and(|j| j.id == id);
@@ -54,7 +55,9 @@ pub(super) fn start_bootstrap(id: u64, replicates: usize, seed: u64, alpha: f64)
             });
             let took = (now_ms() - start).max(0.1);
             let rate = per_slice as f64 / took;
-            per_slice = ((rate * BOOTSTRAP_SLICE_MS) as usize).clamp(1, 1000);
+            per_slice = ((rate * BOOTSTRAP_SLICE_MS) as usize)
+                .clamp(1, 1000)
+                .next_multiple_of(2);
             if done >= total {
                 let answer = STATE.with(|s| {
                     let mut s = s.borrow_mut();
