@@ -92,20 +92,15 @@ pub fn fmt_rank(v: &Value) -> String {
         .map_or_else(|| "undefined".into(), |x| x.to_string())
 }
 
-/// A number for people: integers (counts) as they are, others to 4 significant
-/// digits, `undefined` for null.
+/// A number for people, by the one formatter of the page, its charts and the
+/// reports ([`calibscope_charts::numfmt`]): whole counts grouped by thin spaces
+/// (`12 345`), other numbers to four significant digits with no e-notation between
+/// 1e-4 and 1e6 (`< 1e-4` below, `5.901 million` above), `undefined` for null. The
+/// full precision stays in the JSON, the `data-value` of the report and the CSV.
 pub fn fmt(v: &Value) -> String {
-    if v.is_u64() || v.is_i64() {
-        return v.to_string();
-    }
-    match v.as_f64() {
-        None => "undefined".into(),
-        Some(0.0) => "0".into(),
-        Some(x) if x.abs() >= 1e5 || x.abs() < 1e-3 => format!("{x:.3e}"),
-        Some(x) => {
-            let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
-            format!("{x:.digits$}")
-        }
+    match v.as_u64() {
+        Some(n) => calibscope_charts::numfmt::count(n),
+        None => calibscope_charts::numfmt::display(v.as_f64()),
     }
 }
 

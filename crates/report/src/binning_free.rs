@@ -25,9 +25,10 @@ fn at<'a>(tables: &'a Value, prefix: &[&str], path: &str) -> &'a Value {
 
 /// The smooth and cumulative diagrams (SVG) of the confidence reading under
 /// `prefix` in the record's tables: `("smooth", svg)`, `("cumulative", svg)`, each
-/// present when its data is.
+/// present when its data is; drawn as wide as the report's reliability diagrams
+/// ([`crate::REPORT_CHART_W`]).
 pub fn charts(tables: &Value, prefix: &[&str]) -> Vec<(&'static str, String)> {
-    charts_sized(tables, prefix, None)
+    charts_sized(tables, prefix, Some(crate::REPORT_CHART_W))
 }
 
 /// [`charts`] drawn `width` user units wide (the page draws them at their box's

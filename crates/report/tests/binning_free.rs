@@ -83,7 +83,9 @@ fn the_verdict_and_both_diagrams_come_first() {
     ] {
         assert!(html.contains(&format!("data-metric=\"{path}\"")), "{path}");
     }
-    assert!(html.contains("σ* =") && html.contains("cumulative differences: KS ="));
+    // drawn at the report's width, the cumulative chart's caption is the short one
+    // (its figure caption names the diagram)
+    assert!(html.contains("σ* =") && html.contains("KS = "));
     let files: Vec<String> = svg_files(&r).into_iter().map(|(name, _)| name).collect();
     assert!(
         files.contains(&"smooth_confidence.svg".to_string()),
@@ -133,4 +135,90 @@ fn flipped_pairs_say_whether_they_are_within_noise() {
         marked, flipped,
         "every flipped pair of the ranking is marked"
     );
+}
+
+/// The `width` attribute of an SVG's root element.
+fn svg_width(svg: &str) -> String {
+    let root = &svg[svg.find("<svg").expect("an svg")..];
+    let at = root.find(" width=\"").expect("a width") + 8;
+    root[at..at + root[at..].find('"').unwrap()].to_string()
+}
+
+#[test]
+fn the_smooth_and_cumulative_diagrams_are_as_wide_as_the_reliability_diagrams() {
+    let s = BootstrapSettings {
+        replicates: 50,
+        ..BootstrapSettings::default()
+    };
+    let r = record(Some(&s), &csv());
+    let files = svg_files(&r);
+    let width = |name: &str| {
+        let (_, svg) = files.iter().find(|(n, _)| n == name).expect(name);
+        svg_width(svg)
+    };
+    let reliability = width("reliability_confidence_width_15.svg");
+    assert_eq!(reliability, calibscope_report::REPORT_CHART_W.to_string());
+    assert_eq!(width("smooth_confidence.svg"), reliability);
+    assert_eq!(width("cumulative_confidence.svg"), reliability);
+    // the report's figures are those drawings
+    let html = html_report(&r);
+    let widths: Vec<String> = html
+        .match_indices("<svg")
+        .map(|(i, _)| svg_width(&html[i..]))
+        .collect();
+    assert!(widths.len() >= 4, "{widths:?}");
+    assert!(widths.iter().all(|w| *w == reliability), "{widths:?}");
+}
+
+/// Whether `text` is a number written the way people read it: no e-notation
+/// between 1e-4 and 1e6 (the one formatter's rules).
+fn readable(text: &str) -> bool {
+    !text.contains('e')
+        || text == "undefined"
+        || text.starts_with("< 1e-4")
+        || text.starts_with("> -1e-4")
+}
+
+#[test]
+fn the_report_and_the_markdown_write_numbers_with_the_pages_formatter() {
+    let s = BootstrapSettings {
+        replicates: 50,
+        ..BootstrapSettings::default()
+    };
+    let r = record(Some(&s), &csv());
+    let html = html_report(&r);
+    let mut checked = 0;
+    for (i, _) in html.match_indices("<span class=\"num\" data-metric=\"") {
+        let span = &html[i..];
+        let value = &span[span.find("data-value=\"").unwrap() + 12..];
+        let value: Value = serde_json::from_str(&value[..value.find('"').unwrap()]).unwrap();
+        let text = &span[span.find('>').unwrap() + 1..span.find("</span>").unwrap()];
+        let text = &text.replace("&lt;", "<").replace("&gt;", ">");
+        let want = match value.as_u64() {
+            Some(n) => calibscope_charts::numfmt::count(n),
+            None => calibscope_charts::numfmt::display(value.as_f64()),
+        };
+        assert_eq!(*text, want, "{value}");
+        assert!(readable(text), "{text}");
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked} numbers");
+    // a value of the test's order 1e-5 in the old e-notation reads `< 1e-4` now
+    assert_eq!(
+        calibscope_audit::summary::fmt(&serde_json::json!(4.987e-18)),
+        "< 1e-4"
+    );
+    assert_eq!(
+        calibscope_audit::summary::fmt(&serde_json::json!(-1.571e-3)),
+        "-0.001571"
+    );
+    let md = calibscope_audit::record_markdown(&r, 15, calibscope_core::binning::Binning::Mass);
+    for cell in md.split('|').map(str::trim) {
+        if cell.parse::<f64>().is_ok() || cell.contains("e-") {
+            assert!(
+                readable(cell) || !cell.chars().next().unwrap().is_ascii_digit(),
+                "{cell}"
+            );
+        }
+    }
 }
