@@ -7,15 +7,19 @@
 pub mod chart;
 pub mod export;
 pub mod finding;
+pub mod noise;
 pub mod protocol;
 pub mod state;
 
-use crate::proto::flips::{FlipsMatrices, FlipsRanking, FlipsRequest, MetricMatrix};
+use crate::proto::flips::{
+    FlipsMatrices, FlipsNoise, FlipsNoiseRequest, FlipsRanking, FlipsRequest, MetricMatrix,
+};
 use crate::shared::slider;
 use calibscope_core::binning::Binning;
 use calibscope_core::Kind;
 use leptos::prelude::*;
 
+use crate::client::call::Call;
 use crate::flips::state::{label, parse_bins, FlipsState, METRICS};
 use crate::page::opening::Opening;
 use crate::page::store::Store;
@@ -110,6 +114,33 @@ pub fn Flips() -> impl IntoView {
             );
         }
     });
+    // the flips against noise: of the ranking's two bin counts, and of the matrices'
+    Effect::new(move |_| {
+        let metric = st.metric.get();
+        if loaded() && !is_reference(&metric) {
+            st.noise_ranking.send(FlipsNoiseRequest {
+                metrics: vec![metric],
+                binning: st.binning.get(),
+                bins: vec![st.ref_at(), st.m_at()],
+                temperature_first: st.temperature_first.get(),
+            });
+        }
+    });
+    Effect::new(move |_| {
+        if let (true, Ok(bins)) = (loaded(), parse_bins(&st.bins_text.get())) {
+            let metrics = METRICS
+                .iter()
+                .map(|(k, _)| k.to_string())
+                .filter(|k| !is_reference(k))
+                .collect();
+            st.noise_matrices.send(FlipsNoiseRequest {
+                metrics,
+                binning: st.binning.get(),
+                bins,
+                temperature_first: st.temperature_first.get(),
+            });
+        }
+    });
     move || {
         store.summary.with(|s| s.is_some()).then_some(())?;
         if !enough() {
@@ -126,6 +157,7 @@ pub fn Flips() -> impl IntoView {
                     <protocol::ProtocolControls/>
                     <protocol::Taus/>
                     <chart::FlipsCharts/>
+                    <noise::NoiseNote/>
                     <RankingTable/>
                     <SpearmanMatrices/>
                     <protocol::Finding/>
@@ -254,13 +286,17 @@ fn RankingTable() -> impl IntoView {
                     <h3 id="flips-ranking-title">{format!("Ranking by {} at m = {} against the reference m = {}", label(&r.metric), r.m, r.m_ref)}</h3>
                     <button id="flips-export-ranking" on:click=export>"Ranking as CSV"</button>
                 </div>
-                {ranking_body(&r, &names())}
+                {ranking_body(&r, &names(), st.noise_ranking)}
             </section>
         }.into_any())
     }
 }
 
-fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
+fn ranking_body(
+    r: &FlipsRanking,
+    names: &[String],
+    noise: Call<FlipsNoiseRequest>,
+) -> impl IntoView {
     let b = base(&r.metric, r.binning);
     let (lo, hi) = (r.m.min(r.m_ref), r.m.max(r.m_ref));
     let key = format!("{lo}|{hi}");
@@ -306,7 +342,22 @@ fn ranking_body(r: &FlipsRanking, names: &[String]) -> impl IntoView {
         .enumerate()
         .map(|(j, &(a, c))| {
             let v = format!("{}|{}", names[a], names[c]);
-            view! { <li data-metric=format!("{b}.flip_pairs.{key}.{j}") data-value=v>{format!("{} ↔ {}", names[a], names[c])}</li> }
+            let (pair, metric, binning) = (
+                (names[a].clone(), names[c].clone()),
+                r.metric.clone(),
+                r.binning,
+            );
+            let mark = move || {
+                noise.answer.with(|x| {
+                    let x = x.as_ref().filter(|x| x.binning == binning && x.bins == [lo, hi])?;
+                    noise::flip_mark(noise::section(x, &metric)?, &metric, (lo, hi), (&pair.0, &pair.1))
+                })
+            };
+            view! {
+                <li data-metric=format!("{b}.flip_pairs.{key}.{j}") data-value=v>{format!("{} ↔ {}", names[a], names[c])}
+                    {move || if noise.pending.get() { noise::pending_mark().into_any() } else { mark().into_any() }}
+                </li>
+            }
         })
         .collect_view();
     let models = names.len();
@@ -364,12 +415,16 @@ fn SpearmanMatrices() -> impl IntoView {
             {move || error().map(|e| view! { <p class="error-inline" role="alert" id="flips-bins-error">{e}</p> })}
             {move || {
                 let x = st.matrices.get()?;
-                let models = store.summary.with(|s| s.as_ref().map_or(0, |s| s.models.len()));
+                let names = store.summary.with(|s| s.as_ref().map(|s| s.models.clone()).unwrap_or_default());
+                let models = names.len();
                 let bins: Vec<String> = x.bins.iter().map(|m| m.to_string()).collect();
                 let bins = bins.join(",");
                 Some(view! {
                     <div class="matrix-grid" data-bins=bins>
                         {x.metrics.iter().map(|mm| matrix_view(&x, mm, models)).collect_view()}
+                    </div>
+                    <div class="matrix-noise">
+                        {x.metrics.iter().map(|mm| matrix_noise(&x, mm, &names, st.noise_matrices)).collect_view()}
                     </div>
                 })
             }}
@@ -432,6 +487,81 @@ fn matrix_view(x: &FlipsMatrices, mm: &MetricMatrix, models: usize) -> impl Into
         </figure>
     }
     .into_any()
+}
+
+/// The flips of one metric's matrix, each marked against noise (nothing when the
+/// metric has no flips).
+fn matrix_noise(
+    x: &FlipsMatrices,
+    mm: &MetricMatrix,
+    names: &[String],
+    noise: Call<FlipsNoiseRequest>,
+) -> Option<impl IntoView> {
+    let flips: Vec<(usize, usize, String, String)> = mm
+        .flip_pairs
+        .iter()
+        .flat_map(|fp| {
+            fp.pairs
+                .iter()
+                .map(move |&(i, j)| (x.bins[fp.a], x.bins[fp.b], i, j))
+        })
+        .filter_map(|(lo, hi, i, j)| Some((lo, hi, names.get(i)?.clone(), names.get(j)?.clone())))
+        .collect();
+    if flips.is_empty() {
+        return None;
+    }
+    let (bins, binning) = (x.bins.clone(), x.binning);
+    let metric = mm.metric.clone();
+    let answer = move || {
+        noise
+            .answer
+            .with(|a| a.clone().filter(|a| a.binning == binning && a.bins == bins))
+    };
+    let answer = Memo::new(move |_| answer());
+    let summary = {
+        let metric = metric.clone();
+        move || {
+            if noise.pending.get() {
+                return "checking against noise…";
+            }
+            let beyond = answer.with(|a| {
+                a.as_ref()
+                    .and_then(|a| noise::section(a, &metric))
+                    .map(|s| {
+                        s["flips"].as_object().is_some_and(|f| {
+                            f.values()
+                                .flat_map(|l| l.as_array().into_iter().flatten())
+                                .any(|f| f["within_noise"] == false)
+                        })
+                    })
+            });
+            match beyond {
+                Some(true) => "some beyond noise",
+                Some(false) => "all within noise",
+                None => "not checked",
+            }
+        }
+    };
+    let items = flips
+        .into_iter()
+        .map(|(lo, hi, a, b)| {
+            let metric = metric.clone();
+            let text = format!("m = {lo} vs m = {hi}: {a} ↔ {b}");
+            let mark = move || {
+                answer.with(|x: &Option<FlipsNoise>| {
+                    let x = x.as_ref()?;
+                    noise::flip_mark(noise::section(x, &metric)?, &metric, (lo, hi), (&a, &b))
+                })
+            };
+            view! { <li>{text}{mark}</li> }
+        })
+        .collect_view();
+    Some(view! {
+        <details class="noise-flips" data-matrix=mm.metric.clone()>
+            <summary>{label(&mm.metric)}" — flips against noise: "{summary}</summary>
+            <ul>{items}</ul>
+        </details>
+    })
 }
 
 /// Why rankings flip, in the project's words (other views link to `#why-flips`).

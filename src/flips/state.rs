@@ -2,7 +2,9 @@
 //! (one generation per kind of question: curve, ranking, matrices), kept while
 //! other views are shown.
 
-use crate::proto::flips::{FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsRanking, FlipsRequest};
+use crate::proto::flips::{
+    FlipsAnswer, FlipsCurve, FlipsMatrices, FlipsNoiseRequest, FlipsRanking, FlipsRequest,
+};
 use crate::proto::{FromWorker, ToWorker};
 use calibscope_core::binning::Binning;
 use leptos::prelude::*;
@@ -52,6 +54,11 @@ pub struct FlipsState {
     /// One call per kind of question (curve, ranking, matrices): each keeps its
     /// latest answer.
     calls: [Call<FlipsRequest>; 3],
+    /// The flips against noise of the ranking (its metric at `m_ref` and `m`) and
+    /// of the matrices (every binned metric at their bin counts); each keeps its
+    /// latest answer, progress and pending state.
+    pub noise_ranking: Call<FlipsNoiseRequest>,
+    pub noise_matrices: Call<FlipsNoiseRequest>,
 }
 
 impl FlipsState {
@@ -159,6 +166,8 @@ impl FlipsState {
             error,
             m_max: Memo::new(move |_| store.summary.with(|s| s.as_ref().map_or(1, |s| s.m_max))),
             calls: [call(), call(), call()],
+            noise_ranking: Call::new(client, Mode::Latest),
+            noise_matrices: Call::new(client, Mode::Latest),
         }
     }
 

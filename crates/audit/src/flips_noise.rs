@@ -28,16 +28,20 @@
 //! (`error`, `brier_over_k`, `l_conf`) do not change with the bin count, so they have
 //! no flips and no noise section (`{"unavailable": …}`).
 
+mod staged;
+
+pub use staged::NoiseStaged;
+
 use crate::beyond_binning::bootstrap_json;
 use calibscope_core::binning::Binning;
-use calibscope_core::bootstrap::{
-    bootstrap_map, pair_order_share, BlockIndex, BootReading, BootstrapSettings,
-};
+use calibscope_core::bootstrap::{pair_order_share, BlockIndex, BootstrapSettings};
 use calibscope_core::rank::ranking_sweep;
-use calibscope_core::reading::{class_pairs, top_labels, ProbView};
 use calibscope_core::sweep::{RankedMetric, SweepMetric};
 use calibscope_core::PredictionSet;
 use serde_json::{json, Map, Value};
+
+/// One metric's replicate values, `[model][bin count][replicate]`.
+type Reps = Vec<Vec<Vec<Option<f64>>>>;
 
 /// The share at or above which a pair's order is stable at level `alpha`:
 /// `1 - alpha/2` (module docs).
@@ -109,58 +113,11 @@ fn metrics_on(
         .collect()
 }
 
-/// Per metric and model, the replicate values at each bin count
-/// (`[metric][model][bin count][replicate]`), one bootstrap per model for all the
-/// metrics. The draws depend on the seed, the replicate and `n` only, so the models'
-/// replicates are paired.
-fn replicates(
-    sets: &[&PredictionSet],
-    metrics: &[SweepMetric],
-    binning: Binning,
-    bins: &[usize],
-    settings: &BootstrapSettings,
-) -> Vec<Vec<Vec<Vec<Option<f64>>>>> {
-    let classwise = metrics.iter().any(|m| m.is_classwise());
-    let per_model: Vec<Vec<Vec<Vec<Option<f64>>>>> = sets
-        .iter()
-        .map(|set| {
-            let pairs = top_labels(set).pairs();
-            let mut readings = vec![BootReading::new(&pairs.forecast, &pairs.outcome)];
-            if classwise {
-                if let Some(view) = ProbView::new(set) {
-                    for r in 0..view.k() {
-                        let p = class_pairs(&view, r);
-                        readings.push(BootReading::new(&p.forecast, &p.outcome));
-                    }
-                }
-            }
-            let refs: Vec<&BootReading> = readings.iter().collect();
-            // rows[r][j][metric]
-            let rows = bootstrap_map(&refs, settings, |_, s| {
-                let index: Vec<BlockIndex<'_>> = s.iter().map(|r| r.block_index()).collect();
-                bins.iter()
-                    .map(|&m| metrics_on(&index, metrics, binning, m))
-                    .collect::<Vec<_>>()
-            });
-            (0..metrics.len())
-                .map(|q| {
-                    (0..bins.len())
-                        .map(|j| rows.iter().map(|r| r[j][q]).collect())
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    // [model][metric] -> [metric][model]
-    (0..metrics.len())
-        .map(|q| per_model.iter().map(|m| m[q].clone()).collect())
-        .collect()
-}
-
 /// The noise sections of a ranking of `sets` (two or more, on the same `n >= 1`
 /// samples) at `bins`, one per `(metric, values)` of `ranked` whose point values are
 /// `values[j][i]` (model `i` at `bins[j]`, as [`crate::ranked_values`] gives them);
-/// see the module docs. One bootstrap per model serves every metric.
+/// see the module docs. One paired bootstrap of every model serves every metric, on
+/// `settings.threads` threads ([`NoiseStaged`] runs the same in slices).
 pub fn noise_sections(
     sets: &[&PredictionSet],
     names: &[&str],
@@ -169,35 +126,36 @@ pub fn noise_sections(
     bins: &[usize],
     settings: &BootstrapSettings,
 ) -> Vec<Value> {
-    let binned: Vec<SweepMetric> = ranked
-        .iter()
-        .filter_map(|(m, _)| match m {
-            RankedMetric::Binned(b) => Some(*b),
-            _ => None,
-        })
-        .collect();
-    let empty = settings.replicates == 0 || sets.first().is_none_or(|s| s.n() == 0);
-    let reps = if empty || binned.is_empty() {
-        Vec::new()
-    } else {
-        replicates(sets, &binned, binning, bins, settings)
-    };
-    let mut next = 0usize;
+    let mut run = NoiseStaged::new(sets, names, ranked, binning, bins, settings);
+    run.run_all();
+    run.finish()
+}
+
+/// The sections of `ranked` given the replicates `reps[q][model][bin][replicate]` of
+/// its `q`-th binned metric (`empty`: no replicate could run).
+fn sections(
+    names: &[String],
+    ranked: &[(RankedMetric, Vec<Vec<f64>>)],
+    binning: Binning,
+    bins: &[usize],
+    settings: &BootstrapSettings,
+    reps: Option<Vec<Reps>>,
+) -> Vec<Value> {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut reps = reps.map(Vec::into_iter);
     ranked
         .iter()
-        .map(|&(metric, values)| {
+        .map(|(metric, values)| {
             if !metric.is_binned() {
                 return json!({"unavailable": format!(
                     "{} does not depend on the bin count: it has no flips between bin counts",
                     metric.name()
                 )});
             }
-            if empty {
-                return json!({"unavailable": "no bootstrap replicates"});
+            match reps.as_mut().and_then(Iterator::next) {
+                None => json!({"unavailable": "no bootstrap replicates"}),
+                Some(reps) => one_noise(&names, *metric, binning, bins, values, &reps, settings),
             }
-            let reps = &reps[next];
-            next += 1;
-            one_noise(names, metric, binning, bins, values, reps, settings)
         })
         .collect()
 }

@@ -96,8 +96,23 @@ impl Session {
         Ok((&scaled.models, Some(scaled.info.clone())))
     }
 
+    /// The models' prediction sets as ranked: as given, or temperature-scaled first
+    /// (`tf`, their evaluation rows). `Err`: why the models cannot be scaled.
+    pub(crate) fn flips_sets(&mut self, tf: bool) -> Result<Vec<&PredictionSet>, String> {
+        if tf {
+            self.flips_models(false, true)?;
+        }
+        let (sets, cache) = self.flips_parts();
+        match (tf, &cache.scaled) {
+            (false, _) => Ok(sets),
+            (true, Some(Ok(scaled))) => Ok(scaled.sets.iter().collect()),
+            (true, Some(Err(why))) => Err(why.clone()),
+            (true, None) => unreachable!("scaled by flips_models above"),
+        }
+    }
+
     /// The number of samples ranked: all, or the evaluation split's when `tf`.
-    fn flips_n(&mut self, tf: bool) -> Result<usize, String> {
+    pub(crate) fn flips_n(&mut self, tf: bool) -> Result<usize, String> {
         if !tf {
             return Ok(self.n());
         }
@@ -166,7 +181,7 @@ impl Session {
 
     /// `metric` for every model at `m_values` (`result[j][i]`: model `i` at the
     /// `j`-th bin count) with how the models were scaled, or why it is unavailable.
-    fn flips_values(
+    pub(crate) fn flips_values(
         &mut self,
         metric: RankedMetric,
         binning: Binning,

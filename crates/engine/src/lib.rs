@@ -21,6 +21,7 @@ use calibscope_proto::{
 pub mod aggregate;
 pub mod beyond;
 pub mod flips;
+pub mod flips_noise;
 pub mod labs;
 pub mod labs_repro;
 pub mod labs_tour;

@@ -143,3 +143,34 @@ impl FlipsAnswer {
         }
     }
 }
+
+/// The flips against noise of the ranking-flips view: for each ranked metric, the
+/// share of paired bootstrap replicates in which each pair of models keeps its order
+/// at each bin count, and whether each flip between two bin counts is within noise
+/// (`calibscope_audit::flips_noise`, as `calibscope flips --json`'s `noise`). The
+/// bootstrap has the CLI's defaults (1000 replicates, seed 0, alpha 0.05); answered
+/// by progress messages (replicates done) and one [`FlipsNoise`], or `Cancelled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlipsNoiseRequest {
+    /// Ranked metrics (`RankedMetric::name`); the binning-free ones get
+    /// `{"unavailable": …}`.
+    pub metrics: Vec<String>,
+    pub binning: Binning,
+    /// Bin counts (clipped to `1..=n`, sorted, unique, as the matrices').
+    pub bins: Vec<usize>,
+    /// Of the models temperature-scaled first, ranked on the evaluation split.
+    #[serde(default)]
+    pub temperature_first: bool,
+}
+
+/// The answer to a [`FlipsNoiseRequest`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlipsNoise {
+    pub binning: Binning,
+    /// The bin counts used.
+    pub bins: Vec<usize>,
+    /// Per metric asked, its name and its noise section (the CLI's `noise` object:
+    /// `stable_share`, `pair_order`, `flips.<a>|<b>[k]` with `pair`, `shares`,
+    /// `within_noise`), or `{"unavailable": why}`.
+    pub metrics: Vec<(String, serde_json::Value)>,
+}

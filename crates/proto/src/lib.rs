@@ -194,6 +194,13 @@ pub enum ToWorker {
         gen: u64,
         request: slices::BrushRequest,
     },
+    /// The ranking-flips view's flips against noise (a paired bootstrap run in
+    /// slices); answered by [`FromWorker::LabProgress`] messages (replicates done) and
+    /// one [`FromWorker::FlipsNoise`], or `Cancelled`.
+    FlipsNoise {
+        id: u64,
+        request: flips::FlipsNoiseRequest,
+    },
 }
 
 /// How a recorded value compares with its recomputation (calibscope-audit's
@@ -508,6 +515,8 @@ pub enum FromWorker {
         /// Recorded tables that are not recomputed (named, not compared).
         notes: Vec<String>,
     },
+    /// The answer to [`ToWorker::FlipsNoise`].
+    FlipsNoise { id: u64, answer: flips::FlipsNoise },
     /// Request `id` was cancelled.
     Cancelled { id: u64 },
     /// Request `id` failed.
@@ -551,6 +560,7 @@ impl FromWorker {
             | FromWorker::Verified { id, .. }
             | FromWorker::Bootstrapped { id, .. }
             | FromWorker::Diagrams { id, .. }
+            | FromWorker::FlipsNoise { id, .. }
             | FromWorker::Slices { id, .. }
             | FromWorker::Brushed { id, .. }
             | FromWorker::Cancelled { id }

@@ -24,12 +24,15 @@ mod aggregate;
 #[path = "bootstrap.rs"]
 mod bootstrap;
 use bootstrap::start_bootstrap;
+#[path = "flips_noise.rs"]
+mod flips_noise;
 use calibscope_io::{Options, ParseErrors, Parsed, Parser};
 use calibscope_proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
     PROTOCOL,
 };
 use calibscope_share::{FileRef, Sha256Hasher};
+use flips_noise::start_flips_noise;
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -298,6 +301,7 @@ fn on_message(event: MessageEvent) {
             alpha,
         } => start_bootstrap(id, replicates, seed, alpha),
         ToWorker::Diagrams { id, model } => with_session(id, |s| s.diagrams(id, model)),
+        ToWorker::FlipsNoise { id, request } => start_flips_noise(id, request),
         ToWorker::Slices { id, gen, request } => start_slices(id, gen, request),
         ToWorker::Brush { id, gen, request } => with_session(id, |s| s.brush(id, gen, &request)),
     }

@@ -160,8 +160,11 @@ pub struct Objective<'a> {
     odir: Odir,
     /// The last `(params, cost, gradient)` (L-BFGS asks for cost and gradient at the
     /// same point one after the other: one pass over the rows answers both).
-    cache: RefCell<Option<(Vec<f64>, f64, Vec<f64>)>>,
+    cache: RefCell<Option<Evaluated>>,
 }
+
+/// Parameters, the objective there and its gradient.
+type Evaluated = (Vec<f64>, f64, Vec<f64>);
 
 impl<'a> Objective<'a> {
     /// The objective of `kind` on rows `x` (`y.len()` rows of `k`) with ODIR `odir`.

@@ -1,0 +1,183 @@
+//! The flips noise in slices, for a caller that must stay responsive while the
+//! bootstrap runs (the browser's worker, which has one thread and must hear a
+//! cancellation): [`NoiseStaged::new`] takes the models' readings,
+//! [`NoiseStaged::step`] runs the next replicates of every model at once (paired: the
+//! same rows), and [`NoiseStaged::finish`] gives the noise sections exactly as
+//! [`super::noise_sections`] does (which runs the same object on all its threads).
+
+use calibscope_core::binning::Binning;
+use calibscope_core::bootstrap::{
+    bootstrap_map, bootstrap_map_range, BlockIndex, BootReading, BootstrapSettings, Resampled,
+};
+use calibscope_core::reading::{class_pairs, top_labels, ProbView};
+use calibscope_core::sweep::{RankedMetric, SweepMetric};
+use calibscope_core::PredictionSet;
+use serde_json::Value;
+use std::ops::Range;
+
+use super::{metrics_on, sections, Reps};
+
+/// One replicate's values: `[model][bin][binned metric]`.
+type Row = Vec<Vec<Vec<Option<f64>>>>;
+
+/// The noise of a ranking, run in slices of replicates.
+pub struct NoiseStaged {
+    names: Vec<String>,
+    ranked: Vec<(RankedMetric, Vec<Vec<f64>>)>,
+    /// The binned metrics of `ranked`, in order.
+    binned: Vec<SweepMetric>,
+    binning: Binning,
+    bins: Vec<usize>,
+    settings: BootstrapSettings,
+    /// Every model's readings, one after the other (the confidence reading first).
+    readings: Vec<BootReading>,
+    /// Model `i`'s readings in `readings`.
+    spans: Vec<Range<usize>>,
+    rows: Vec<Row>,
+    /// The replicates to run: `settings.replicates`, or 0 when no replicate can run
+    /// (no binned metric, no samples, or no replicates asked).
+    total: usize,
+}
+
+/// A model's bootstrap readings: its confidence reading, then (`classwise`) one per
+/// class when it has probability vectors.
+fn model_readings(set: &PredictionSet, classwise: bool) -> Vec<BootReading> {
+    let pairs = top_labels(set).pairs();
+    let mut readings = vec![BootReading::new(&pairs.forecast, &pairs.outcome)];
+    if classwise {
+        if let Some(view) = ProbView::new(set) {
+            for r in 0..view.k() {
+                let p = class_pairs(&view, r);
+                readings.push(BootReading::new(&p.forecast, &p.outcome));
+            }
+        }
+    }
+    readings
+}
+
+impl NoiseStaged {
+    /// The noise of `ranked` (each metric with its point values `values[j][i]`, model
+    /// `i` at `bins[j]`) for `sets` named `names` (two or more, on the same samples).
+    pub fn new(
+        sets: &[&PredictionSet],
+        names: &[&str],
+        ranked: &[(RankedMetric, &[Vec<f64>])],
+        binning: Binning,
+        bins: &[usize],
+        settings: &BootstrapSettings,
+    ) -> NoiseStaged {
+        let binned: Vec<SweepMetric> = ranked
+            .iter()
+            .filter_map(|(m, _)| match m {
+                RankedMetric::Binned(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let empty = settings.replicates == 0
+            || binned.is_empty()
+            || sets.first().is_none_or(|s| s.n() == 0);
+        let classwise = binned.iter().any(|m| m.is_classwise());
+        let (mut readings, mut spans) = (Vec::new(), Vec::new());
+        if !empty {
+            for set in sets {
+                let start = readings.len();
+                readings.extend(model_readings(set, classwise));
+                spans.push(start..readings.len());
+            }
+        }
+        NoiseStaged {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            ranked: ranked.iter().map(|(m, v)| (*m, v.to_vec())).collect(),
+            binned,
+            binning,
+            bins: bins.to_vec(),
+            settings: *settings,
+            readings,
+            spans,
+            rows: Vec::new(),
+            total: if empty { 0 } else { settings.replicates },
+        }
+    }
+
+    /// Replicates run so far.
+    pub fn done(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Replicates to run in all.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Whether every replicate has run.
+    pub fn is_finished(&self) -> bool {
+        self.done() >= self.total
+    }
+
+    /// One replicate's values of every model.
+    fn row(&self, samples: &[Resampled<'_>]) -> Row {
+        self.spans
+            .iter()
+            .map(|span| {
+                let index: Vec<BlockIndex<'_>> = samples[span.clone()]
+                    .iter()
+                    .map(|r| r.block_index())
+                    .collect();
+                self.bins
+                    .iter()
+                    .map(|&m| metrics_on(&index, &self.binned, self.binning, m))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Runs the next `count` replicates (fewer at the end) on the calling thread.
+    pub fn step(&mut self, count: usize) {
+        let start = self.done();
+        let end = (start + count).min(self.total);
+        let refs: Vec<&BootReading> = self.readings.iter().collect();
+        let rows = bootstrap_map_range(&refs, self.settings.seed, start..end, |_, s| self.row(s));
+        self.rows.extend(rows);
+    }
+
+    /// Runs every replicate left, on `settings.threads` threads when none has run.
+    pub fn run_all(&mut self) {
+        if self.done() == 0 && self.total > 0 {
+            let refs: Vec<&BootReading> = self.readings.iter().collect();
+            let settings = BootstrapSettings {
+                replicates: self.total,
+                ..self.settings
+            };
+            self.rows = bootstrap_map(&refs, &settings, |_, s| self.row(s));
+        } else {
+            self.step(self.total - self.done());
+        }
+    }
+
+    /// The noise sections, one per metric of `ranked` (running any replicate left
+    /// first).
+    pub fn finish(mut self) -> Vec<Value> {
+        self.run_all();
+        let reps: Option<Vec<Reps>> = (self.total > 0).then(|| {
+            (0..self.binned.len())
+                .map(|q| {
+                    (0..self.spans.len())
+                        .map(|i| {
+                            (0..self.bins.len())
+                                .map(|j| self.rows.iter().map(|r| r[i][j][q]).collect())
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        sections(
+            &self.names,
+            &self.ranked,
+            self.binning,
+            &self.bins,
+            &self.settings,
+            reps,
+        )
+    }
+}
