@@ -382,6 +382,23 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         Method::Matrix => RecalMethod::Matrix,
         Method::Dirichlet => RecalMethod::Dirichlet,
     };
+    // the joint maps mix every class position (W x + b): with rows of different
+    // numbers of choices, a position is not the same class across rows, and the
+    // padding logits would enter the fit
+    if matches!(
+        method,
+        RecalMethod::Vector | RecalMethod::Matrix | RecalMethod::Dirichlet
+    ) {
+        if let Some(r) = &dataset.detection.ragged {
+            return Err(Failure::Input(format!(
+                "calibscope recalibrate: {} has questions with {} to {} choices; {} mixes the class positions, which do not name the same choice across questions. Use --method temperature (it keeps each question's own choices), or give a file whose rows all have the same classes",
+                args.file.display(),
+                r.min,
+                r.max,
+                method.title()
+            )));
+        }
+    }
     let run = match method {
         RecalMethod::Temperature | RecalMethod::Platt | RecalMethod::Isotonic => {
             fit_all(set, args.split_seed, args.cal_fraction)

@@ -48,6 +48,40 @@ fn a_ragged_log_says_why_no_classwise_readings() {
 }
 
 #[test]
+fn a_ragged_log_is_not_fitted_by_maps_that_mix_class_positions() {
+    let file = data("lm_eval/samples_arc_like.jsonl");
+    let dir = std::env::temp_dir().join(format!("calibscope-ragged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_csv = dir.join("out.csv");
+    for method in ["vector", "matrix", "dirichlet"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
+            .args(["recalibrate", "--method", method, "--out"])
+            .arg(&out_csv)
+            .arg(&file)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{method}: {err}");
+        assert!(err.contains("3 to 5 choices"), "{method}: {err}");
+        assert!(err.contains("--method temperature"), "{method}: {err}");
+        assert!(!out_csv.exists(), "{method}: nothing written");
+    }
+    // temperature scaling keeps each question's own choices: it runs
+    let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(["recalibrate", "--method", "temperature", "--out"])
+        .arg(&out_csv)
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_verbalised_table_prints_its_coverage_and_risk_coverage_area() {
     let file = data("verbal/verbal_fraction.csv");
     let doc = audit_json(&file);
