@@ -38,6 +38,7 @@ pub fn start() {
 fn App() -> impl IntoView {
     let store = Store::new();
     provide_context(store);
+    provide_context(store.aggregate);
     let client = Client::start();
     provide_context(client);
     idle::install_hooks(client);
@@ -92,7 +93,7 @@ fn App() -> impl IntoView {
             <MappingPanel/>
             <ViewNav/>
             {move || match store.view.get() {
-                View::Audit => view! { <AggregateNote/><Verdicts/><Explorer/><Overview/> }.into_any(),
+                View::Audit => view! { <AggregateNote summary=store.summary/><Verdicts/><Explorer/><Overview/> }.into_any(),
                 View::Flips => aggregate::unavailable_view("Ranking flips", aggregate::NO_FLIPS)
                     .unwrap_or_else(|| view! { <Flips/> }.into_any()),
                 View::Recalibrate => aggregate::unavailable_view("Recalibrate", aggregate::NO_RECALIBRATION)

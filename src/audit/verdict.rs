@@ -55,6 +55,8 @@ impl Request for Bootstrap {
 #[derive(Clone, Copy)]
 pub struct SecondStage {
     call: Call<Bootstrap>,
+    /// Whether the data set shown is an aggregate (no verdict from cells).
+    aggregate: crate::page::aggregate::AggregateMarks,
     /// Replicates done and in all, while the bootstrap runs.
     pub progress: RwSignal<Option<(u64, u64)>>,
     pub error: RwSignal<Option<String>>,
@@ -89,6 +91,7 @@ impl SecondStage {
         );
         SecondStage {
             call,
+            aggregate: store.aggregate,
             progress,
             error,
             elapsed: call.elapsed,
@@ -98,7 +101,7 @@ impl SecondStage {
     /// Asks for the second stage of the data set just shown.
     pub fn start(self) {
         self.error.set(None);
-        if crate::page::aggregate::is_open() {
+        if self.aggregate.is_open() {
             return; // no verdict from an aggregate (its note says why)
         }
         self.progress.set(Some((0, REPLICATES as u64)));

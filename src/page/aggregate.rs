@@ -8,74 +8,105 @@
 //! visible mark, and a value the aggregate cannot give says so instead of
 //! "undefined".
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::proto::Metrics;
+use crate::proto::{Metrics, Summary};
 use crate::shared::numfmt::{data_value, display};
 
 /// The metric key of a bounded table's ECE bound in a computed table's metrics
 /// (calibscope-engine's `aggregate::BOUND_KEY`).
 const BOUND_KEY: &str = "bound.ece";
 
-thread_local! {
-    /// `data-metric` path → `None` (exact) or `Some(bound)`, while an aggregate is
-    /// shown; `None` otherwise.
-    static MARKS: RefCell<Option<HashMap<String, Option<f64>>>> = const { RefCell::new(None) };
+/// `data-metric` path → `None` (exact) or `Some(bound)`.
+type Marks = HashMap<String, Option<f64>>;
+
+/// The marks of the aggregate shown (none when rows are shown): created with the
+/// page's store (which [`AggregateMarks::load`]s them with each data set) and
+/// provided as context to the views that draw numbers. Not reactive: the views
+/// that read it are redrawn when the data set changes.
+#[derive(Clone, Copy)]
+pub struct AggregateMarks {
+    /// `data-metric` path → mark, while an aggregate is shown; `None` otherwise.
+    marks: StoredValue<Option<Marks>, LocalStorage>,
     /// What an aggregate cannot give, with the reasons (from the first audit).
-    static UNAVAILABLE: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+    unavailable: StoredValue<Vec<(String, String)>, LocalStorage>,
 }
 
-/// Keeps the marks of `audits` (the models `models`) when they are an aggregate's;
-/// forgets them otherwise. Called before the data set is shown.
-pub fn load(models: &[String], audits: &[Value]) {
-    let is_aggregate = audits.first().is_some_and(|a| a.get("aggregate").is_some());
-    let marks = is_aggregate.then(|| {
-        let mut marks = HashMap::new();
-        for (i, audit) in audits.iter().enumerate() {
-            let prefix = match models.get(i) {
-                Some(name) if models.len() > 1 => format!("models.{name}."),
-                _ => String::new(),
-            };
-            if let Some(values) = audit["aggregate"]["values"].as_object() {
-                for (path, bound) in values {
-                    marks.insert(format!("{prefix}{path}"), bound.as_f64());
+impl Default for AggregateMarks {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AggregateMarks {
+    pub fn new() -> AggregateMarks {
+        AggregateMarks {
+            marks: StoredValue::new_local(None),
+            unavailable: StoredValue::new_local(Vec::new()),
+        }
+    }
+
+    /// Keeps the marks of `audits` (the models `models`) when they are an
+    /// aggregate's; forgets them otherwise. Called before the data set is shown.
+    pub fn load(&self, models: &[String], audits: &[Value]) {
+        let is_aggregate = audits.first().is_some_and(|a| a.get("aggregate").is_some());
+        let marks = is_aggregate.then(|| {
+            let mut marks = HashMap::new();
+            for (i, audit) in audits.iter().enumerate() {
+                let prefix = match models.get(i) {
+                    Some(name) if models.len() > 1 => format!("models.{name}."),
+                    _ => String::new(),
+                };
+                if let Some(values) = audit["aggregate"]["values"].as_object() {
+                    for (path, bound) in values {
+                        marks.insert(format!("{prefix}{path}"), bound.as_f64());
+                    }
                 }
             }
-        }
-        marks
-    });
-    let unavailable = audits
-        .first()
-        .and_then(|a| a["aggregate"]["unavailable"].as_array())
-        .map(|items| {
-            items
-                .iter()
-                .map(|x| {
-                    let text = |k: &str| x[k].as_str().unwrap_or_default().to_string();
-                    (text("what"), text("reason"))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    MARKS.with(|m| *m.borrow_mut() = marks);
-    UNAVAILABLE.with(|u| *u.borrow_mut() = unavailable);
+            marks
+        });
+        let unavailable = audits
+            .first()
+            .and_then(|a| a["aggregate"]["unavailable"].as_array())
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|x| {
+                        let text = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+                        (text("what"), text("reason"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.marks.set_value(marks);
+        self.unavailable.set_value(unavailable);
+    }
+
+    /// Whether the data set shown is an aggregate.
+    pub fn is_open(&self) -> bool {
+        self.marks.with_value(Option::is_some)
+    }
 }
 
-/// Whether the data set shown is an aggregate.
+/// The page's marks (context provided by the app), when there is a page.
+fn current() -> Option<AggregateMarks> {
+    use_context::<AggregateMarks>()
+}
+
+/// Whether the data set shown is an aggregate (in a view: the page's context).
 pub fn is_open() -> bool {
-    MARKS.with(|m| m.borrow().is_some())
+    current().is_some_and(|a| a.is_open())
 }
 
 /// Notes the mark of the explorer's value at `path` (metric `key` of a table with
 /// `metrics`): every value of an exact table is exact; a bounded table gives its
 /// ECE within its bound and nothing else.
 pub fn note_table(path: &str, key: &str, metrics: &Metrics) {
-    MARKS.with(|m| {
-        let mut m = m.borrow_mut();
+    let Some(a) = current() else { return };
+    a.marks.update_value(|m| {
         let Some(marks) = m.as_mut() else { return };
         match metrics.get(BOUND_KEY).copied().flatten() {
             None => {
@@ -95,11 +126,9 @@ pub fn note_table(path: &str, key: &str, metrics: &Metrics) {
 /// `Some(Some(b))` within `b`, `None` not a value of the aggregate (or no
 /// aggregate shown).
 pub fn mark(path: &str) -> Option<Option<f64>> {
-    MARKS.with(|m| {
-        m.borrow()
-            .as_ref()
-            .and_then(|marks| marks.get(path).copied())
-    })
+    current()?
+        .marks
+        .with_value(|m| m.as_ref().and_then(|marks| marks.get(path).copied()))
 }
 
 /// The sentence of why a value is missing from an aggregate.
@@ -149,16 +178,18 @@ pub fn num_view(path: &str, value: Option<f64>) -> Option<AnyView> {
 /// The note above the audit of an aggregate: what it is, what exact and bounded
 /// mean, and what cannot be computed from it.
 #[component]
-pub fn AggregateNote() -> impl IntoView {
-    let store = expect_context::<crate::page::store::Store>();
+pub fn AggregateNote(
+    /// What was read of the data set shown.
+    summary: RwSignal<Option<Summary>>,
+) -> impl IntoView {
+    let aggregate = expect_context::<AggregateMarks>();
     move || {
-        let s = store.summary.get()?;
-        if !is_open() {
+        let s = summary.get()?;
+        if !aggregate.is_open() {
             return None;
         }
-        let missing = UNAVAILABLE.with(|u| {
-            u.borrow()
-                .iter()
+        let missing = aggregate.unavailable.with_value(|u| {
+            u.iter()
                 .map(|(what, why)| view! { <li><strong>{what.clone()}</strong>": " {why.clone()}</li> })
                 .collect_view()
         });

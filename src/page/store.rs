@@ -131,6 +131,8 @@ pub struct Store {
     pub limits: RwSignal<Limits>,
     /// The opened files' names, sizes and SHA-256 (hashed by the worker).
     pub inputs: RwSignal<Vec<calibscope_share::FileRef>>,
+    /// Which numbers are exact or bounded when the data set is an aggregate.
+    pub aggregate: crate::page::aggregate::AggregateMarks,
 }
 
 impl Store {
@@ -156,6 +158,7 @@ impl Store {
             subject,
             limits: RwSignal::new(Limits::default()),
             inputs: RwSignal::new(Vec::new()),
+            aggregate: crate::page::aggregate::AggregateMarks::new(),
         }
     }
 
@@ -171,7 +174,7 @@ impl Store {
         self.model.set(0);
         self.reading.set(Reading::Confidence);
         self.m.set(summary.m_overview);
-        crate::page::aggregate::load(&summary.models, &audits);
+        self.aggregate.load(&summary.models, &audits);
         self.audits.set(audits);
         self.summary.set(Some(summary));
     }
