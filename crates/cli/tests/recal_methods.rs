@@ -233,7 +233,7 @@ fn bad_flags_are_usage_errors_that_name_the_flag() {
             vec!["--method", "histogram", "--bins", "12", "--folds", "3"],
             "--folds needs --bins auto",
         ),
-        (vec!["--method", "dirichlet"], "venn-abers"),
+        (vec!["--method", "spline"], "venn-abers"),
     ] {
         let mut all = vec!["recalibrate", file.as_str(), "--out", o];
         all.extend(&args);

@@ -410,11 +410,15 @@ impl JsonBuf {
                 Ok(ds)
             }
             None => {
-                sink.push(
-                    ErrorCode::HeaderOnly,
-                    Location::default(),
-                    "the JSON holds no records",
-                );
+                // no table because the records were refused (their errors say why),
+                // or because there were none
+                if sink.is_empty() {
+                    sink.push(
+                        ErrorCode::HeaderOnly,
+                        Location::default(),
+                        "the JSON holds no records",
+                    );
+                }
                 Err(sink.into_errors(None))
             }
         }
