@@ -14,11 +14,15 @@ fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
+fn calibscope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_calibscope"))
         .args(args)
         .output()
-        .expect("runs");
+        .expect("runs")
+}
+
+fn run(args: &[&str]) -> String {
+    let out = calibscope(args);
     assert!(
         out.status.success(),
         "{}",
@@ -53,13 +57,10 @@ fn a_ragged_log_is_not_fitted_by_maps_that_mix_class_positions() {
     let dir = std::env::temp_dir().join(format!("calibscope-ragged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_csv = dir.join("out.csv");
+    let (out_s, file_s) = (out_csv.to_str().unwrap(), file.to_str().unwrap());
+    let fit = |method| calibscope(&["recalibrate", "--method", method, "--out", out_s, file_s]);
     for method in ["vector", "matrix", "dirichlet"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
-            .args(["recalibrate", "--method", method, "--out"])
-            .arg(&out_csv)
-            .arg(&file)
-            .output()
-            .expect("runs");
+        let out = fit(method);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{method}: {err}");
         assert!(err.contains("3 to 5 choices"), "{method}: {err}");
@@ -67,12 +68,7 @@ fn a_ragged_log_is_not_fitted_by_maps_that_mix_class_positions() {
         assert!(!out_csv.exists(), "{method}: nothing written");
     }
     // temperature scaling keeps each question's own choices: it runs
-    let out = Command::new(env!("CARGO_BIN_EXE_calibscope"))
-        .args(["recalibrate", "--method", "temperature", "--out"])
-        .arg(&out_csv)
-        .arg(&file)
-        .output()
-        .expect("runs");
+    let out = fit("temperature");
     assert!(
         out.status.success(),
         "{}",
