@@ -205,7 +205,11 @@ test('top-label input: the classwise metrics say they cannot be computed; two mo
 
 test('keyboard: the view tab, the metric, the slider and the pin work without a mouse', async () => {
   await withApp(async ({ page }) => {
+    // the tab order: Audit, Slices, Ranking flips
     await page.locator('#tab-audit').focus();
+    await page.keyboard.press('ArrowRight');
+    await idle(page);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-slices');
     await page.keyboard.press('ArrowRight');
     await idle(page);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-flips');
