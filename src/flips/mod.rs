@@ -16,6 +16,7 @@ use crate::proto::flips::{
 };
 use crate::shared::slider;
 use calibscope_core::binning::Binning;
+use calibscope_core::bootstrap::DEFAULT_REPLICATES;
 use calibscope_core::Kind;
 use leptos::prelude::*;
 
@@ -114,7 +115,7 @@ pub fn Flips() -> impl IntoView {
             );
         }
     });
-    // the flips against noise: of the ranking's two bin counts, and of the matrices'
+    // the flips against noise of the ranking's two bin counts, as soon as it is shown
     Effect::new(move |_| {
         let metric = st.metric.get();
         if loaded() && !is_reference(&metric) {
@@ -126,20 +127,13 @@ pub fn Flips() -> impl IntoView {
             });
         }
     });
+    // the matrices' flips (every binned metric, every pair of bin counts) are checked
+    // on request (`matrices_noise_button`): on 100 classes that bootstrap takes
+    // minutes. A data set opened forgets the previous one's check.
     Effect::new(move |_| {
-        if let (true, Ok(bins)) = (loaded(), parse_bins(&st.bins_text.get())) {
-            let metrics = METRICS
-                .iter()
-                .map(|(k, _)| k.to_string())
-                .filter(|k| !is_reference(k))
-                .collect();
-            st.noise_matrices.send(FlipsNoiseRequest {
-                metrics,
-                binning: st.binning.get(),
-                bins,
-                temperature_first: st.temperature_first.get(),
-            });
-        }
+        store.summary.track();
+        st.noise_matrices.cancel();
+        st.noise_matrices.answer.set(None);
     });
     move || {
         store.summary.with(|s| s.is_some()).then_some(())?;
@@ -424,6 +418,7 @@ fn SpearmanMatrices() -> impl IntoView {
                         {x.metrics.iter().map(|mm| matrix_view(&x, mm, models)).collect_view()}
                     </div>
                     <div class="matrix-noise">
+                        {matrices_noise_button(&x)}
                         {x.metrics.iter().map(|mm| matrix_noise(&x, mm, &names, st.noise_matrices)).collect_view()}
                     </div>
                 })
@@ -489,6 +484,49 @@ fn matrix_view(x: &FlipsMatrices, mm: &MetricMatrix, models: usize) -> impl Into
     .into_any()
 }
 
+/// The button that checks every flip of the matrices `x` against noise (nothing when
+/// no metric flips). On request, not by itself: the paired bootstrap of every binned
+/// metric at every bin count costs seconds on 10 classes and minutes on 100.
+fn matrices_noise_button(x: &FlipsMatrices) -> Option<impl IntoView> {
+    let st = expect_context::<FlipsState>();
+    let flipping: Vec<String> = x
+        .metrics
+        .iter()
+        .filter(|mm| !mm.flip_pairs.is_empty())
+        .map(|mm| mm.metric.clone())
+        .collect();
+    if flipping.is_empty() {
+        return None;
+    }
+    let (bins, binning) = (x.bins.clone(), x.binning);
+    let request = FlipsNoiseRequest {
+        metrics: flipping,
+        binning,
+        bins: bins.clone(),
+        temperature_first: st.temperature_first.get_untracked(),
+    };
+    let tf = request.temperature_first;
+    let checked = Memo::new(move |_| {
+        st.noise_matrices.answer.with(|a| {
+            a.as_ref().is_some_and(|a| {
+                a.binning == binning && a.bins == bins && a.temperature_first == tf
+            })
+        })
+    });
+    let pending = st.noise_matrices.pending;
+    let replicates = crate::shared::numfmt::count(DEFAULT_REPLICATES as u64);
+    Some(view! {
+        <p class="noise-ask">
+            <button id="flips-noise-check-matrices" type="button"
+                prop:disabled=move || pending.get() || checked.get()
+                on:click=move |_| st.noise_matrices.send(request.clone())>
+                {move || if checked.get() { "Checked against noise" } else { "Check these flips against noise" }}
+            </button>
+            <span class="status">{format!(" {replicates} paired resamples of every metric that flips; on many classes this takes a while.")}</span>
+        </p>
+    })
+}
+
 /// The flips of one metric's matrix, each marked against noise (nothing when the
 /// metric has no flips).
 fn matrix_noise(
@@ -511,11 +549,15 @@ fn matrix_noise(
         return None;
     }
     let (bins, binning) = (x.bins.clone(), x.binning);
+    let tf = expect_context::<FlipsState>()
+        .temperature_first
+        .get_untracked();
     let metric = mm.metric.clone();
     let answer = move || {
-        noise
-            .answer
-            .with(|a| a.clone().filter(|a| a.binning == binning && a.bins == bins))
+        noise.answer.with(|a| {
+            a.clone()
+                .filter(|a| a.binning == binning && a.bins == bins && a.temperature_first == tf)
+        })
     };
     let answer = Memo::new(move |_| answer());
     let summary = {

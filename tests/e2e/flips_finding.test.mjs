@@ -149,13 +149,13 @@ for (const prefix of ['cifar10_', 'cifar100_']) {
       for (const r of [plain, scaled]) assert.match(r.text, /With 3 models a Spearman ρ takes only the values/);
       assert.equal(nEval, 5000);
       // the CLI's protocol run on the same files
-      const doc = JSON.parse(execFileSync(cli, ['flips', '--metric', 'all', '--temperature-first', '--json', ...files]));
+      const doc = JSON.parse(execFileSync(cli, ['flips', '--metric', 'all', '--temperature-first', '--bootstrap', '0', '--json', ...files]));
       assert.deepEqual(taus, doc.temperature.tau);
       const last = doc.m_values.length - 1;
       for (const [k, c] of Object.entries(scaled.counts)) {
         assert.equal(c, doc.metrics[k].flips[0][last], `${prefix} ${k}: the app's count is the CLI's`);
       }
-      const plainDoc = JSON.parse(execFileSync(cli, ['flips', '--metric', 'all', '--json', ...files]));
+      const plainDoc = JSON.parse(execFileSync(cli, ['flips', '--metric', 'all', '--bootstrap', '0', '--json', ...files]));
       for (const [k, c] of Object.entries(plain.counts)) {
         assert.equal(c, plainDoc.metrics[k].flips[0][plainDoc.m_values.length - 1], `${prefix} ${k} as given`);
       }

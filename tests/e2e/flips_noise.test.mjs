@@ -1,5 +1,6 @@
 // The ranking-flips view's flips against noise in headless chromium: the bundled
-// example (10 models on the digits) dropped, the view opened; every share of
+// example (10 models on the digits) dropped, the view opened, the matrices' check
+// asked for (the ranking's runs by itself); every share of
 // resamples and every "within noise" / "beyond noise" mark shown equals
 // `calibscope flips --metric all --json`'s `noise` on the same file (the same
 // paired bootstrap: 1000 replicates, seed 0, alpha 0.05), every flip of the CLI is
@@ -33,11 +34,19 @@ test('every flip is marked within or beyond noise with the CLI\'s shares', async
     await page.click('#tab-flips');
     await page.waitForSelector('#flips-ranking');
     await page.waitForSelector('#flips-noise-rule');
+    // the matrices' flips (every binned metric) are checked on request only
+    await idle(page);
+    const ask = page.locator('#flips-noise-check-matrices');
+    assert.equal((await ask.innerText()).trim(), 'Check these flips against noise');
+    assert.match(await page.locator('.noise-flips summary').first().innerText(), /not checked/);
+    await ask.click();
     // computed in the worker in slices: the page says so meanwhile, then marks
     await page.waitForFunction(() => !document.querySelector('#flips-noise-status')
       && document.querySelectorAll('[data-metric$=".within_noise"]').length > 0, null, { timeout: 120000 });
     await idle(page);
     assert.equal(await page.locator('.noise-mark.pending').count(), 0, 'no flip waits for its mark');
+    assert.equal((await ask.innerText()).trim(), 'Checked against noise');
+    assert.ok(await ask.isDisabled(), 'checked once for these bin counts');
     const shown = await page.$$eval('[data-metric*=".noise.flips."]',
       (els) => els.map((e) => [e.getAttribute('data-metric'), e.getAttribute('data-value'), e.textContent]));
     const marked = new Set();

@@ -112,6 +112,7 @@ impl Session {
             answer: FlipsNoise {
                 binning,
                 bins,
+                temperature_first: tf,
                 metrics: request
                     .metrics
                     .iter()

@@ -169,6 +169,9 @@ pub struct FlipsNoise {
     pub binning: Binning,
     /// The bin counts used.
     pub bins: Vec<usize>,
+    /// Of the models temperature-scaled first (as asked).
+    #[serde(default)]
+    pub temperature_first: bool,
     /// Per metric asked, its name and its noise section (the CLI's `noise` object:
     /// `stable_share`, `pair_order`, `flips.<a>|<b>[k]` with `pair`, `shares`,
     /// `within_noise`), or `{"unavailable": why}`.
