@@ -1,5 +1,5 @@
-# Shared steps of the browser benchmarks (sourced by bench/run_*browser.sh, which run
-# from the repository root with `set -euo pipefail`).
+# Shared steps of the benchmarks and peer checks (sourced by bench/run_*browser.sh and
+# bench/peers_*.sh, which run from the repository root with `set -euo pipefail`).
 
 # bench_runs USAGE ARGS...: sets `runs` from `--runs N` (default 3).
 bench_runs() {
@@ -36,4 +36,22 @@ bench_serve() {
   for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
   [ -s "$portfile" ] || { echo "the server did not start" >&2; cat "$out/server.log" >&2; exit 1; }
   export CALIBSCOPE_URL="http://127.0.0.1:$(cat "$portfile")"
+}
+
+# peer_update_flag USAGE ARGS...: sets `update` to 1 on `--update-refs`, 0 without
+# arguments; anything else prints USAGE and exits 2.
+peer_update_flag() {
+  local usage="$1"
+  shift
+  update=0
+  case "${1:-}" in
+    --update-refs) update=1 ;;
+    "") ;;
+    *) echo "usage: $usage [--update-refs]" >&2; exit 2 ;;
+  esac
+}
+
+# peer_venv DIR: a throwaway Python virtualenv in DIR (made once, then reused).
+peer_venv() {
+  [ -x "$1/bin/python" ] || python3 -m venv "$1"
 }

@@ -13,16 +13,10 @@
 # the core's tests); the test runs either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-update=0
-case "${1:-}" in
-  --update-refs) update=1 ;;
-  "") ;;
-  *) echo "usage: bash bench/peers_dirichlet.sh [--update-refs]" >&2; exit 2 ;;
-esac
+source bench/lib.sh
+peer_update_flag "bash bench/peers_dirichlet.sh" "$@"
 venv=/tmp/calibscope_peers_dirichlet
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
+peer_venv "$venv"
 # dirichletcal 0.5.3 declares Python >= 3.12; its code runs on 3.11 (the
 # machine's python3): its dependencies installed as pip resolves them for this
 # Python, then the package itself past that declaration

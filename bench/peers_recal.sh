@@ -11,16 +11,10 @@
 # compares against; the test runs either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-update=0
-case "${1:-}" in
-  --update-refs) update=1 ;;
-  "") ;;
-  *) echo "usage: bash bench/peers_recal.sh [--update-refs]" >&2; exit 2 ;;
-esac
+source bench/lib.sh
+peer_update_flag "bash bench/peers_recal.sh" "$@"
 venv=/tmp/calibscope_peers_recal
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
+peer_venv "$venv"
 "$venv/bin/pip" install --quiet betacal==1.1.0 venn-abers==1.5.4 scikit-learn numpy
 out=target/peers_recal
 mkdir -p "$out"

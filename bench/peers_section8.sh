@@ -18,19 +18,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-update=0
-case "${1:-}" in
-  --update-refs) update=1 ;;
-  "") ;;
-  *) echo "usage: bash bench/peers_section8.sh [--update-refs]" >&2; exit 2 ;;
-esac
+source bench/lib.sh
+peer_update_flag "bash bench/peers_section8.sh" "$@"
 
 shared="${CALIBSCOPE_SHARED:-$(cd .. && pwd)/shared}"
 [ -d "$shared/fixtures" ] || { echo "no fixtures under $shared (set CALIBSCOPE_SHARED)" >&2; exit 1; }
 venv=/tmp/calibscope_peers8
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
+peer_venv "$venv"
 "$venv/bin/pip" install --quiet relplot==1.0.3 uncertainty-calibration numpy scipy
 "$venv/bin/python" -c "import importlib.metadata as m; print('relplot', m.version('relplot'), '| uncertainty-calibration', m.version('uncertainty-calibration'), '| numpy', m.version('numpy'))"
 

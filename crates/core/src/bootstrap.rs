@@ -18,8 +18,10 @@ use crate::binning::{Binning, SortedReading};
 
 mod counter;
 mod resample;
+mod sliced;
 
 pub use resample::{BlockIndex, Resampled};
+pub use sliced::SlicedReplicates;
 
 /// SplitMix64's increment.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -22,8 +22,8 @@ use calibscope_core::reliability::DEFAULT_ALPHA;
 use calibscope_core::{Kind, Source};
 use serde_json::{json, Map, Value};
 
-use crate::proto::{codes, FromWorker, Reading, Summary};
-use crate::{worker_error, Session, M_SLIDER_MAX};
+use crate::proto::{Reading, Summary};
+use crate::{Session, TableAnswer, M_SLIDER_MAX};
 
 /// The overview's bin count for an aggregate: 16 divides the grid, so every
 /// equal-width value of the overview is exact.
@@ -206,34 +206,31 @@ impl Session {
 }
 
 impl AggregateState {
-    /// Answers a [`crate::proto::ToWorker::Compute`] from the cells: the table and
+    /// The answer to a [`crate::proto::ToWorker::Compute`] from the cells: the table and
     /// ECE family when exact, else the placed bins' table and the ECE with
     /// [`BOUND_KEY`].
-    pub fn compute(
+    pub fn table(
         &self,
-        id: u64,
-        gen: u64,
         model: usize,
         reading: Reading,
         binning: Binning,
         m: usize,
-    ) -> FromWorker {
-        let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
+    ) -> Result<TableAnswer, String> {
         let Some(md) = self.models.get(model) else {
-            return bad(format!("no model {model}"));
+            return Err(format!("no model {model}"));
         };
         let n = md.n() as usize;
         if m == 0 || m > M_SLIDER_MAX.max(2 * n) {
-            return bad(format!("bin count {m} is outside 1..{M_SLIDER_MAX}"));
+            return Err(format!("bin count {m} is outside 1..{M_SLIDER_MAX}"));
         }
         let key = match reading {
             Reading::Confidence => ReadingKey::Confidence,
             Reading::Positive if md.kind == Kind::Binary => ReadingKey::Class(1),
-            Reading::Positive => return bad("the positive-class reading needs binary data".into()),
+            Reading::Positive => return Err("the positive-class reading needs binary data".into()),
             Reading::Class(r) => ReadingKey::Class(r as u32),
         };
         let Some(grid) = self.grids[model].get(&key) else {
-            return bad(format!(
+            return Err(format!(
                 "the aggregate has no {} reading for model '{}'",
                 reading.name(),
                 md.model
@@ -259,17 +256,7 @@ impl AggregateState {
                 BTreeMap::from([("ece".to_string(), t.ece), (BOUND_KEY.to_string(), Some(b))])
             }
         };
-        FromWorker::Computed {
-            id,
-            gen,
-            model,
-            reading,
-            binning,
-            m,
-            rows,
-            metrics,
-            nonempty_bins: t.nonempty_bins,
-        }
+        Ok((rows, metrics, t.nonempty_bins))
     }
 }
 

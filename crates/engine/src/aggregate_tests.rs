@@ -3,6 +3,7 @@
 //! the explorer's tables (exact at m dividing the grid, bounded elsewhere).
 
 use super::*;
+use crate::proto::FromWorker;
 use crate::Session;
 use calibscope_audit::{audit_json, AuditOptions, FileInfo};
 use calibscope_bins::table::{to_csv, to_json};

@@ -348,7 +348,9 @@ impl Session {
         }
     }
 
-    /// Answers a [`crate::proto::ToWorker::Compute`].
+    /// Answers a [`crate::proto::ToWorker::Compute`]: the reliability table of
+    /// `reading` of `model` at `(binning, m)` and its ECE family, or a
+    /// `BAD_PARAMETERS` error.
     pub fn compute(
         &mut self,
         id: u64,
@@ -358,16 +360,41 @@ impl Session {
         binning: Binning,
         m: usize,
     ) -> FromWorker {
-        if let Some(a) = &self.aggregate {
-            return a.compute(id, gen, model, reading, binning, m);
+        let table = match &self.aggregate {
+            Some(a) => a.table(model, reading, binning, m),
+            None => self.table(model, reading, binning, m),
+        };
+        match table {
+            Err(msg) => worker_error(id, proto::codes::BAD_PARAMETERS, msg),
+            Ok((rows, metrics, nonempty_bins)) => FromWorker::Computed {
+                id,
+                gen,
+                model,
+                reading,
+                binning,
+                m,
+                rows,
+                metrics,
+                nonempty_bins,
+            },
         }
-        let bad = |msg: String| worker_error(id, proto::codes::BAD_PARAMETERS, msg);
+    }
+
+    /// The table, ECE family and non-empty bins of `reading` of `model` at
+    /// `(binning, m)` from the rows.
+    fn table(
+        &mut self,
+        model: usize,
+        reading: Reading,
+        binning: Binning,
+        m: usize,
+    ) -> Result<TableAnswer, String> {
         if m == 0 || m > M_SLIDER_MAX.max(2 * self.n()) {
-            return bad(format!("bin count {m} is outside 1..{}", M_SLIDER_MAX));
+            return Err(format!("bin count {m} is outside 1..{}", M_SLIDER_MAX));
         }
         let n = self.n();
         let Some(md) = self.models.get_mut(model) else {
-            return bad(format!("no model {model}"));
+            return Err(format!("no model {model}"));
         };
         let (index, is_conf) = match reading {
             Reading::Confidence => (&md.confidence, true),
@@ -375,13 +402,13 @@ impl Session {
                 let r = match reading {
                     Reading::Positive if md.set.kind() == Kind::Binary => 1,
                     Reading::Positive => {
-                        return bad("the positive-class reading needs binary data".into())
+                        return Err("the positive-class reading needs binary data".into())
                     }
                     Reading::Class(r) => r,
                     Reading::Confidence => unreachable!(),
                 };
                 if r >= md.classes.len() {
-                    return bad(format!("no class reading {r} (top-label data has none)"));
+                    return Err(format!("no class reading {r} (top-label data has none)"));
                 }
                 if md.classes[r].is_none() {
                     let view =
@@ -396,21 +423,13 @@ impl Session {
         if self.intervals.len() > INTERVALS_KEPT {
             self.intervals.clear();
         }
-        let (rows, metrics, nonempty_bins) =
-            table(index, binning, m, n, accuracy, &mut self.intervals);
-        FromWorker::Computed {
-            id,
-            gen,
-            model,
-            reading,
-            binning,
-            m,
-            rows,
-            metrics,
-            nonempty_bins,
-        }
+        Ok(table(index, binning, m, n, accuracy, &mut self.intervals))
     }
 }
+
+/// A reliability table's rows, its ECE family and its number of non-empty bins (the
+/// body of a [`FromWorker::Computed`]).
+pub(crate) type TableAnswer = (Vec<Row>, Metrics, usize);
 
 /// The reliability table of `index` at `(binning, m)`, its ECE family (with
 /// ConfCE^corr when `confidence_accuracy` gives the confidence reading's accuracy) and
@@ -425,7 +444,7 @@ fn table(
     n: usize,
     confidence_accuracy: Option<Option<f64>>,
     intervals: &mut IntervalCache,
-) -> (Vec<Row>, Metrics, usize) {
+) -> TableAnswer {
     let (rows, t) = reliability_table_cached(&index.sorted, binning, m, intervals);
     let corrected = confidence_accuracy
         .map(|accuracy| calibscope_core::truthful::confce_corrected(t.lince, n, accuracy));

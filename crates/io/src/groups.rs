@@ -70,7 +70,9 @@ impl Dict {
         c
     }
 
-    /// Codes of `other`'s values in this dictionary (new values are added).
+    /// Codes of `other`'s values in this dictionary (new values are added). Used
+    /// when the parallel reader merges its chunks (not in the browser's build).
+    #[cfg(not(target_family = "wasm"))]
     pub fn absorb(&mut self, other: &Dict) -> Vec<u32> {
         other.values.iter().map(|v| self.code(v)).collect()
     }

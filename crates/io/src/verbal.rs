@@ -26,7 +26,7 @@
 use calibscope_core::data::{PredictionSet, Values};
 
 use crate::error::{ErrorCode, Location, Sink};
-use crate::mapping::{norm, Detection};
+use crate::mapping::{norm, Detection, LABEL_NAMES, PRED_NAMES};
 use crate::{Dataset, Format, Options, ParseErrors};
 
 const CONFIDENCE: [&str; 5] = [
@@ -37,25 +37,6 @@ const CONFIDENCE: [&str; 5] = [
     "stated_confidence",
 ];
 const CORRECT: [&str; 2] = ["correct", "is_correct"];
-/// Columns that make a table something else (a label, a prediction).
-const OTHER: [&str; 16] = [
-    "label",
-    "labels",
-    "y",
-    "y_true",
-    "target",
-    "targets",
-    "true",
-    "class",
-    "true_label",
-    "yhat",
-    "y_hat",
-    "pred",
-    "preds",
-    "y_pred",
-    "prediction",
-    "predicted",
-];
 
 /// The abstentions of a verbalised-confidence table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,7 +59,11 @@ pub(crate) fn detect(head: &[u8]) -> Option<u8> {
             .map(|n| norm(n.trim_matches('"')))
             .collect();
         let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
-        if find(&CONFIDENCE).is_some() && find(&CORRECT).is_some() && find(&OTHER).is_none() {
+        if find(&CONFIDENCE).is_some() && find(&CORRECT).is_some()
+            // a label or prediction column makes it another kind of table
+            && find(LABEL_NAMES).is_none()
+            && find(PRED_NAMES).is_none()
+        {
             return Some(delim);
         }
     }

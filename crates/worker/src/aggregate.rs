@@ -3,9 +3,9 @@
 //! by its cells, not its rows) and opened by calibscope-engine's
 //! [`Session::from_aggregate`], without asking for a mapping.
 
-use super::{engine, post, STATE};
+use super::{engine, post};
 use calibscope_engine::Session;
-use calibscope_proto::{codes, FromWorker};
+use calibscope_proto::codes;
 use calibscope_share::{FileRef, Sha256Hasher};
 use js_sys::Uint8Array;
 use web_sys::{File, FileReaderSync};
@@ -57,18 +57,7 @@ pub(super) fn open_if_aggregate(id: u64, files: &[File]) -> bool {
     });
     let msg = match opened {
         Err(message) => engine::worker_error(id, codes::BAD_REQUEST, message),
-        Ok((session, refs)) => {
-            let mut msg = session.opened(id);
-            if let FromWorker::Opened { inputs, .. } = &mut msg {
-                *inputs = refs;
-            }
-            STATE.with(|s| {
-                let mut s = s.borrow_mut();
-                s.session = Some(session);
-                s.beyond = None;
-            });
-            msg
-        }
+        Ok((session, refs)) => super::install_session(id, session, refs),
     };
     post(&msg);
     true

@@ -1,6 +1,7 @@
 //! The audit's second stage in the worker: the bootstrap run in slices (see
 //! [`start_bootstrap`]).
 
+use super::slices::{next_slice, start_job};
 use super::{engine, now_ms, post, yield_now, State, STATE};
 use calibscope_proto::{codes, FromWorker};
 
@@ -11,22 +12,10 @@ const BOOTSTRAP_SLICE_MS: f64 = 30.0;
 /// Runs the audit's second stage in slices of ~[`BOOTSTRAP_SLICE_MS`], posting the
 /// replicates done after each; stops when cancelled or replaced.
 pub(super) fn start_bootstrap(id: u64, replicates: usize, seed: u64, alpha: f64) {
-    let job = STATE.with(|s| {
-        s.borrow()
-            .session
-            .as_ref()
-            .map(|session| session.beyond_start(id, replicates, seed, alpha))
-    });
-    let job = match job {
-        None => {
-            return post(&engine::worker_error(
-                id,
-                codes::NO_DATASET,
-                "no data set is open",
-            ))
-        }
-        Some(Err(e)) => return post(&engine::worker_error(id, codes::BAD_PARAMETERS, e)),
-        Some(Ok(job)) => job,
+    let Some(job) = start_job(id, |session| {
+        session.beyond_start(id, replicates, seed, alpha)
+    }) else {
+        return;
     };
     STATE.with(|s| s.borrow_mut().beyond = Some(job));
     wasm_bindgen_futures::spawn_local(async move {
@@ -53,11 +42,8 @@ pub(super) fn start_bootstrap(id: u64, replicates: usize, seed: u64, alpha: f64)
                 let job = s.beyond.as_mut().expect("checked above");
                 job.step(per_slice)
             });
-            let took = (now_ms() - start).max(0.1);
-            let rate = per_slice as f64 / took;
-            per_slice = ((rate * BOOTSTRAP_SLICE_MS) as usize)
-                .clamp(1, 1000)
-                .next_multiple_of(2);
+            per_slice =
+                next_slice(per_slice, now_ms() - start, BOOTSTRAP_SLICE_MS).next_multiple_of(2);
             if done >= total {
                 let answer = STATE.with(|s| {
                     let mut s = s.borrow_mut();

@@ -26,6 +26,8 @@ mod bootstrap;
 use bootstrap::start_bootstrap;
 #[path = "flips_noise.rs"]
 mod flips_noise;
+#[path = "slices.rs"]
+mod slices;
 use calibscope_io::{Options, ParseErrors, Parsed, Parser};
 use calibscope_proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
@@ -447,20 +449,7 @@ fn start_open(id: u64, files: Vec<File>, mapping: MappingOverride, limits: Limit
             Err(msg) => msg,
             Ok((parsed, refs)) => match engine::assemble(parsed, &opts) {
                 Err(errors) => engine::parse_error_message(id, &errors),
-                Ok(dataset) => {
-                    let session = Session::new(dataset);
-                    let mut msg = session.opened(id);
-                    if let FromWorker::Opened { inputs, .. } = &mut msg {
-                        *inputs = refs;
-                    }
-                    STATE.with(|s| {
-                        let mut s = s.borrow_mut();
-                        s.session = Some(session);
-                        // a second stage of the last data set stops at its next slice
-                        s.beyond = None;
-                    });
-                    msg
-                }
+                Ok(dataset) => install_session(id, Session::new(dataset), refs),
             },
         };
         post(&msg);
@@ -616,4 +605,20 @@ async fn read_all(
         out.push((name, parser.finish_any()));
     }
     Ok((out, refs))
+}
+
+/// Makes `session` the open data set and returns its `Opened` answer to request
+/// `id`, naming the files `refs` it was read from. A second stage of the previous
+/// data set stops at its next slice.
+pub(crate) fn install_session(id: u64, session: Session, refs: Vec<FileRef>) -> FromWorker {
+    let mut msg = session.opened(id);
+    if let FromWorker::Opened { inputs, .. } = &mut msg {
+        *inputs = refs;
+    }
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.session = Some(session);
+        s.beyond = None;
+    });
+    msg
 }

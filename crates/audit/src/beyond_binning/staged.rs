@@ -5,7 +5,7 @@
 //! [`Staged::finish`] places the values in each model's single-model document exactly
 //! as [`super::insert_single`] does (`tests/beyond_staged.rs` holds the two equal).
 
-use calibscope_core::bootstrap::{bootstrap_map_range, BootReading, BootstrapSettings};
+use calibscope_core::bootstrap::{BootReading, BootstrapSettings, SlicedReplicates};
 use calibscope_core::reading::top_labels;
 use calibscope_core::PredictionSet;
 use serde_json::Value;
@@ -17,15 +17,13 @@ use super::{
 
 /// A §8 computation of several models on the same samples, run in slices.
 pub struct Staged {
-    readings: Vec<BootReading>,
     points: Vec<ModelPoints>,
     m_values: Vec<usize>,
     settings: BootstrapSettings,
-    /// Per replicate done, per model, the values at [`interval_paths`].
-    rows: Vec<Vec<Vec<Option<f64>>>>,
-    /// The replicates to run: `settings.replicates`, or 0 when a reading is empty
-    /// (the documents then get no intervals and no verdict, as with no replicates).
-    total: usize,
+    /// Per replicate, per model, the values at [`interval_paths`]: the replicates to
+    /// run are `settings.replicates`, or none when a reading is empty (the documents
+    /// then get no intervals and no verdict, as with no replicates).
+    replicates: SlicedReplicates<Vec<Vec<Option<f64>>>>,
 }
 
 impl Staged {
@@ -51,44 +49,39 @@ impl Staged {
             readings.push(reading);
         }
         let empty = readings.is_empty() || readings.iter().any(BootReading::is_empty);
+        let total = if empty { 0 } else { settings.replicates };
         Ok(Staged {
-            readings,
             points,
             m_values: m_values.to_vec(),
             settings: *settings,
-            rows: Vec::new(),
-            total: if empty { 0 } else { settings.replicates },
+            replicates: SlicedReplicates::new(readings, settings, total),
         })
     }
 
     /// Replicates run so far.
     pub fn done(&self) -> usize {
-        self.rows.len()
+        self.replicates.done()
     }
 
     /// Replicates to run in all.
     pub fn total(&self) -> usize {
-        self.total
+        self.replicates.total()
     }
 
     /// Whether every replicate has run.
     pub fn is_finished(&self) -> bool {
-        self.done() >= self.total
+        self.replicates.is_finished()
     }
 
     /// Runs the next `count` replicates (fewer at the end).
     pub fn step(&mut self, count: usize) {
-        let start = self.done();
-        let end = (start + count).min(self.total);
-        let refs: Vec<&BootReading> = self.readings.iter().collect();
         let m_values = &self.m_values;
-        let rows = bootstrap_map_range(&refs, self.settings.seed, start..end, |_, samples| {
+        self.replicates.step(count, |samples| {
             samples
                 .iter()
                 .map(|s| replicate_values(s, m_values))
                 .collect::<Vec<_>>()
         });
-        self.rows.extend(rows);
     }
 
     /// Places the §8 values in `docs`, the single-model documents of the models in
@@ -96,16 +89,17 @@ impl Staged {
     /// replicate left first.
     pub fn finish(mut self, docs: &mut [Value]) {
         if !self.is_finished() {
-            self.step(self.total - self.done());
+            self.step(self.total() - self.done());
         }
         let paths = interval_paths(&self.m_values);
+        let total = self.total();
         let Staged {
             points,
             settings,
-            rows,
-            total,
+            replicates,
             ..
         } = self;
+        let rows = replicates.rows();
         for (k, (points, doc)) in points.into_iter().zip(docs.iter_mut()).enumerate() {
             let replicates = (total > 0).then(|| {
                 let columns: Replicates = (0..paths.len())

@@ -7,7 +7,7 @@
 
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::{
-    bootstrap_map, bootstrap_map_range, BlockIndex, BootReading, BootstrapSettings, Resampled,
+    BlockIndex, BootReading, BootstrapSettings, Resampled, SlicedReplicates,
 };
 use calibscope_core::reading::{class_pairs, top_labels, ProbView};
 use calibscope_core::sweep::{RankedMetric, SweepMetric};
@@ -29,14 +29,12 @@ pub struct NoiseStaged {
     binning: Binning,
     bins: Vec<usize>,
     settings: BootstrapSettings,
-    /// Every model's readings, one after the other (the confidence reading first).
-    readings: Vec<BootReading>,
-    /// Model `i`'s readings in `readings`.
+    /// Model `i`'s readings among the replicates' (every model's, one after the
+    /// other, the confidence reading first).
     spans: Vec<Range<usize>>,
-    rows: Vec<Row>,
-    /// The replicates to run: `settings.replicates`, or 0 when no replicate can run
-    /// (no binned metric, no samples, or no replicates asked).
-    total: usize,
+    /// The replicates to run: `settings.replicates`, or none when no replicate can
+    /// run (no binned metric, no samples, or no replicates asked).
+    replicates: SlicedReplicates<Row>,
 }
 
 /// A model's bootstrap readings: its confidence reading, then (`classwise`) one per
@@ -85,6 +83,7 @@ impl NoiseStaged {
                 spans.push(start..readings.len());
             }
         }
+        let total = if empty { 0 } else { settings.replicates };
         NoiseStaged {
             names: names.iter().map(|s| s.to_string()).collect(),
             ranked: ranked.iter().map(|(m, v)| (*m, v.to_vec())).collect(),
@@ -92,79 +91,54 @@ impl NoiseStaged {
             binning,
             bins: bins.to_vec(),
             settings: *settings,
-            readings,
             spans,
-            rows: Vec::new(),
-            total: if empty { 0 } else { settings.replicates },
+            replicates: SlicedReplicates::new(readings, settings, total),
         }
     }
 
     /// Replicates run so far.
     pub fn done(&self) -> usize {
-        self.rows.len()
+        self.replicates.done()
     }
 
     /// Replicates to run in all.
     pub fn total(&self) -> usize {
-        self.total
+        self.replicates.total()
     }
 
     /// Whether every replicate has run.
     pub fn is_finished(&self) -> bool {
-        self.done() >= self.total
-    }
-
-    /// One replicate's values of every model.
-    fn row(&self, samples: &[Resampled<'_>]) -> Row {
-        self.spans
-            .iter()
-            .map(|span| {
-                let index: Vec<BlockIndex<'_>> = samples[span.clone()]
-                    .iter()
-                    .map(|r| r.block_index())
-                    .collect();
-                self.bins
-                    .iter()
-                    .map(|&m| metrics_on(&index, &self.binned, self.binning, m))
-                    .collect()
-            })
-            .collect()
+        self.replicates.is_finished()
     }
 
     /// Runs the next `count` replicates (fewer at the end) on the calling thread.
     pub fn step(&mut self, count: usize) {
-        let start = self.done();
-        let end = (start + count).min(self.total);
-        let refs: Vec<&BootReading> = self.readings.iter().collect();
-        let rows = bootstrap_map_range(&refs, self.settings.seed, start..end, |_, s| self.row(s));
-        self.rows.extend(rows);
+        let (spans, bins, binned) = (&self.spans, &self.bins, &self.binned);
+        let binning = self.binning;
+        self.replicates
+            .step(count, |s| row(spans, bins, binned, binning, s));
     }
 
     /// Runs every replicate left, on `settings.threads` threads when none has run.
     pub fn run_all(&mut self) {
-        if self.done() == 0 && self.total > 0 {
-            let refs: Vec<&BootReading> = self.readings.iter().collect();
-            let settings = BootstrapSettings {
-                replicates: self.total,
-                ..self.settings
-            };
-            self.rows = bootstrap_map(&refs, &settings, |_, s| self.row(s));
-        } else {
-            self.step(self.total - self.done());
-        }
+        let (spans, bins, binned) = (&self.spans, &self.bins, &self.binned);
+        let binning = self.binning;
+        self.replicates
+            .run_all(|s| row(spans, bins, binned, binning, s));
     }
 
     /// The noise sections, one per metric of `ranked` (running any replicate left
     /// first).
     pub fn finish(mut self) -> Vec<Value> {
         self.run_all();
-        let reps: Option<Vec<Reps>> = (self.total > 0).then(|| {
+        let rows = self.replicates.rows();
+        let reps: Option<Vec<Reps>> = (self.total() > 0).then(|| {
             (0..self.binned.len())
                 .map(|q| {
                     (0..self.spans.len())
                         .map(|i| {
                             (0..self.bins.len())
-                                .map(|j| self.rows.iter().map(|r| r[i][j][q]).collect())
+                                .map(|j| rows.iter().map(|r| r[i][j][q]).collect())
                                 .collect()
                         })
                         .collect()
@@ -180,4 +154,27 @@ impl NoiseStaged {
             reps,
         )
     }
+}
+
+/// One replicate's values of every model: model `i`'s readings are
+/// `samples[spans[i]]`, its values `[bin][binned metric]` at `bins`.
+fn row(
+    spans: &[Range<usize>],
+    bins: &[usize],
+    binned: &[SweepMetric],
+    binning: Binning,
+    samples: &[Resampled<'_>],
+) -> Row {
+    spans
+        .iter()
+        .map(|span| {
+            let index: Vec<BlockIndex<'_>> = samples[span.clone()]
+                .iter()
+                .map(|r| r.block_index())
+                .collect();
+            bins.iter()
+                .map(|&m| metrics_on(&index, binned, binning, m))
+                .collect()
+        })
+        .collect()
 }
