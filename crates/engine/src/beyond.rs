@@ -27,12 +27,15 @@ impl BeyondJob {
 
     /// Replicates done and in all.
     pub fn progress(&self) -> (usize, usize) {
-        (self.staged.done(), self.staged.total())
+        self.staged.progress()
     }
 
     /// Whether every replicate has run.
     pub fn is_finished(&self) -> bool {
-        self.staged.is_finished()
+        {
+            let (done, total) = self.staged.progress();
+            done >= total
+        }
     }
 }
 

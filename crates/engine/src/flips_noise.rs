@@ -38,7 +38,7 @@ impl NoiseJob {
 
     /// Replicates done and in all.
     pub fn progress(&self) -> (usize, usize) {
-        (self.staged.done(), self.staged.total())
+        self.staged.progress()
     }
 
     /// The answer (runs any replicate left).

@@ -58,19 +58,9 @@ impl Staged {
         })
     }
 
-    /// Replicates run so far.
-    pub fn done(&self) -> usize {
-        self.replicates.done()
-    }
-
-    /// Replicates to run in all.
-    pub fn total(&self) -> usize {
-        self.replicates.total()
-    }
-
-    /// Whether every replicate has run.
-    pub fn is_finished(&self) -> bool {
-        self.replicates.is_finished()
+    /// Replicates run so far and to run in all.
+    pub fn progress(&self) -> (usize, usize) {
+        self.replicates.progress()
     }
 
     /// Runs the next `count` replicates (fewer at the end).
@@ -88,11 +78,11 @@ impl Staged {
     /// the order given to [`Staged::new`] (made with the same `m_values`), running any
     /// replicate left first.
     pub fn finish(mut self, docs: &mut [Value]) {
-        if !self.is_finished() {
-            self.step(self.total() - self.done());
+        if !self.replicates.is_finished() {
+            self.step(usize::MAX);
         }
         let paths = interval_paths(&self.m_values);
-        let total = self.total();
+        let total = self.replicates.total();
         let Staged {
             points,
             settings,

@@ -96,19 +96,9 @@ impl NoiseStaged {
         }
     }
 
-    /// Replicates run so far.
-    pub fn done(&self) -> usize {
-        self.replicates.done()
-    }
-
-    /// Replicates to run in all.
-    pub fn total(&self) -> usize {
-        self.replicates.total()
-    }
-
-    /// Whether every replicate has run.
-    pub fn is_finished(&self) -> bool {
-        self.replicates.is_finished()
+    /// Replicates run so far and to run in all.
+    pub fn progress(&self) -> (usize, usize) {
+        self.replicates.progress()
     }
 
     /// Runs the next `count` replicates (fewer at the end) on the calling thread.
@@ -132,7 +122,7 @@ impl NoiseStaged {
     pub fn finish(mut self) -> Vec<Value> {
         self.run_all();
         let rows = self.replicates.rows();
-        let reps: Option<Vec<Reps>> = (self.total() > 0).then(|| {
+        let reps: Option<Vec<Reps>> = (self.replicates.total() > 0).then(|| {
             (0..self.binned.len())
                 .map(|q| {
                     (0..self.spans.len())

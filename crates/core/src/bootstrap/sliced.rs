@@ -42,6 +42,11 @@ impl<T: Send> SlicedReplicates<T> {
         self.total
     }
 
+    /// Replicates run so far and to run in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done(), self.total)
+    }
+
     /// Whether every replicate has run.
     pub fn is_finished(&self) -> bool {
         self.done() >= self.total
@@ -55,7 +60,7 @@ impl<T: Send> SlicedReplicates<T> {
     /// Runs the next `count` replicates (fewer at the end) on the calling thread.
     pub fn step(&mut self, count: usize, evaluate: impl Fn(&[Resampled<'_>]) -> T) {
         let start = self.done();
-        let end = (start + count).min(self.total);
+        let end = start.saturating_add(count).min(self.total);
         let refs: Vec<&BootReading> = self.readings.iter().collect();
         let rows = bootstrap_map_range(&refs, self.settings.seed, start..end, |_, s| evaluate(s));
         self.rows.extend(rows);
