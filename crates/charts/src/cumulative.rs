@@ -5,7 +5,7 @@
 //! show the size of a deviation expected from noise alone. The caption states the
 //! Kolmogorov–Smirnov statistic `max |C_k| / sigma` and its p-value.
 
-use crate::frame::{house_mesh, pt, DESC};
+use crate::frame::{house_mesh, titled, DESC};
 use crate::numfmt::display;
 use crate::palette::{GAP, POINT};
 use crate::smooth::{err, failed};
@@ -65,20 +65,17 @@ pub fn cumulative_differences_sized(w: u32, c: &Cumulative<'_>) -> String {
             format!("p = {}", display(Some(c.p_ks)))
         };
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .caption(
-                format!(
-                    "{}KS = {} σ, {p_text}",
-                    if w < 480 {
-                        ""
-                    } else {
-                        "cumulative differences: "
-                    },
-                    display(Some(c.ks))
-                ),
-                ("sans-serif", pt(DESC)),
-            )
+        let title = format!(
+            "{}KS = {} σ, {p_text}",
+            if w < 480 {
+                ""
+            } else {
+                "cumulative differences: "
+            },
+            display(Some(c.ks))
+        );
+        let area = titled(&root, 12, &title, DESC).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&area)
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d(0f64..1f64, -pad..pad)

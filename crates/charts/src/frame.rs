@@ -11,7 +11,12 @@
 
 use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
-use plotters::prelude::{Color, DrawingBackend, BLACK, TRANSPARENT};
+use plotters::coord::Shift;
+use plotters::prelude::{
+    Color, DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoFont, TextStyle, BLACK,
+    TRANSPARENT,
+};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::RGBColor;
 use std::fmt::Write;
 
@@ -27,6 +32,32 @@ pub const MAX_W: u32 = 1800;
 /// `font-size` as the size divided by 1.24).
 pub fn pt(px: f64) -> f64 {
     px * 1.24
+}
+
+/// The chart area of `area` inside a margin of `margin` units, under `title` drawn
+/// centred at the top in a text of `px` CSS pixels: what plotters'
+/// `ChartBuilder::margin(margin).caption(title, …)` lays out, without measuring the
+/// text. In a browser plotters measures text with a styled `<span>`, which the
+/// page's Content Security Policy forbids; the title's height here is plotters' own
+/// estimate elsewhere (`em = size / 1.24²`, height `round(em) + round(0.24 em)`), so
+/// the page, the CLI and reports draw the same SVG.
+pub fn titled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    margin: i32,
+    title: &str,
+    px: f64,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let inner = area.margin(margin, margin, margin, margin);
+    // whole pixels, as plotters takes the size of a `(family, size)` text style
+    let size = pt(px).trunc();
+    let em = size / 1.24 / 1.24;
+    let text_h = em.round() as i32 + (em * 0.24).round() as i32;
+    let pad = (text_h / 2).min(5);
+    let (w, _) = inner.dim_in_pixel();
+    let style =
+        TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    inner.draw_text(title, &style, (w as i32 / 2, pad))?;
+    Ok(inner.split_vertically(pad * 2 + text_h).1)
 }
 
 /// `w` kept within [`MIN_W`, `MAX_W`].

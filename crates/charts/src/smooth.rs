@@ -4,7 +4,7 @@
 //! forecasts as a band along the bottom; `sigma*` and smECE are stated on the chart.
 //! Colours come from [`crate::palette`].
 
-use crate::frame::{house_mesh, pt, DESC};
+use crate::frame::{house_mesh, titled, DESC};
 use crate::numfmt::display;
 use crate::palette::{POINT, STRIP};
 use plotters::prelude::*;
@@ -61,9 +61,8 @@ pub fn smooth_reliability_sized(w: u32, curve: &SmoothCurve<'_>, x_label: &str) 
             display(Some(curve.smece)),
             display(Some(curve.sigma))
         );
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .caption(caption, ("sans-serif", pt(DESC)))
+        let area = titled(&root, 12, &caption, DESC).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&area)
             .x_label_area_size(40)
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..1f64, 0f64..1f64)
