@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::audit::explorer::{Explorer, Tables};
 use crate::audit::overview::Overview;
+use crate::audit::selective::Selective;
 use crate::audit::verdict::Verdicts;
 use crate::client::{idle, Client};
 use crate::flips::state::FlipsState;
@@ -93,7 +94,7 @@ fn App() -> impl IntoView {
             <MappingPanel/>
             <ViewNav/>
             {move || match store.view.get() {
-                View::Audit => view! { <AggregateNote summary=store.summary/><Verdicts/><Explorer/><Overview/> }.into_any(),
+                View::Audit => view! { <AggregateNote summary=store.summary/><Verdicts/><Selective/><Explorer/><Overview/> }.into_any(),
                 View::Flips => aggregate::unavailable_view("Ranking flips", aggregate::NO_FLIPS)
                     .unwrap_or_else(|| view! { <Flips/> }.into_any()),
                 View::Recalibrate => aggregate::unavailable_view("Recalibrate", aggregate::NO_RECALIBRATION)

@@ -6,6 +6,7 @@ pub mod badges;
 pub mod binning_free;
 pub mod explorer;
 pub mod overview;
+pub mod selective;
 pub mod table_rows;
 pub mod table_window;
 pub mod verdict;

@@ -139,6 +139,29 @@ export function splitPath(metric, models = []) {
   return metric.split('.');
 }
 
+/** The value at a data-metric path of an audit document (`calibscope audit --json`). Below `intervals` the rest
+ * of the path is one key (`width.15.ece`), as the document keys its intervals. */
+export function auditValue(doc, metric, models = []) {
+  const parts = splitPath(metric, models);
+  const i = parts.indexOf('intervals');
+  const keys = i < 0 ? parts : [...parts.slice(0, i + 1), parts.slice(i + 1).join('.')];
+  let v = doc;
+  for (const k of keys) {
+    if (v === null || v === undefined) return v;
+    v = v[k];
+  }
+  return v;
+}
+
+/** Asserts that a number shown (`data-value`) is the CLI's value `want`; one the
+ * CLI's document leaves out (undefined for this input, e.g. NLL of top-label data)
+ * must be shown as undefined. */
+export function sameAsCli(n, want) {
+  if (want === undefined) assert.equal(n.value, 'null', `${n.metric}: not in the CLI's document, so shown as undefined`);
+  else if (typeof want === 'string') assert.equal(n.value, want, n.metric);
+  else assert.deepEqual(JSON.parse(n.value), want, n.metric);
+}
+
 export function lookup(obj, parts) {
   let v = obj;
   for (const p of parts) {

@@ -2,10 +2,21 @@
 // harness's own EvaluationTracker in bench/lm_eval_fixtures.sh) dropped on the page:
 // read as logits over the choices, with the same numbers as the same predictions in a
 // plain `id,label,logit_<j>` CSV; the check against the logged acc is shown; a bad log
-// names the question and what to fix.
+// names the question and what to fix; a log whose questions have different numbers
+// of choices (ragged) reads as the CLI reads it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, dropPaths, valueOf, computedNumbers as numbers, withCleanPage } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { launch, dropPaths, valueOf, computedNumbers as numbers, withCleanPage, repo, idle, auditValue, sameAsCli } from './helpers.mjs';
+
+const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
+
+/** `calibscope audit --json` of `file` with the page's bootstrap (B = 1000, seed 0,
+ * alpha 0.05). */
+function cliAudit(file) {
+  return JSON.parse(execFileSync(cli, ['audit', '--json', '--bootstrap', '1000', '--seed', '0', '--alpha', '0.05', file], { maxBuffer: 1 << 26 }).toString());
+}
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -46,5 +57,26 @@ test('a target outside the choices is one located error and the page stays usabl
     await dropPaths(page, [data('samples_piqa_like.jsonl')]);
     assert.equal(await page.locator('#error').count(), 0);
     assert.equal(await valueOf(page, 'input.k'), '2');
+  });
+});
+
+test('a log whose questions have different numbers of choices reads as ragged logits: every number is the CLI\'s, the classwise reading says why it is unavailable', async () => {
+  const file = path.join(repo, data('samples_ragged.jsonl'));
+  const doc = cliAudit(file);
+  assert.ok(doc.input.classwise_unavailable, 'the CLI says why the classwise reading is unavailable');
+  await withPage(async (page) => {
+    await dropPaths(page, [file]);
+    assert.equal(await page.locator('#error').count(), 0);
+    await page.waitForSelector('#verdict .verdict-text', { timeout: 60000 });
+    await idle(page);
+    assert.equal(await valueOf(page, 'input.n'), String(doc.input.n));
+    assert.equal(await page.locator('#classwise-unavailable').innerText(), doc.input.classwise_unavailable);
+    // every number of the verdict and the overview (point values and intervals) is
+    // the CLI's with the page's bootstrap
+    const shown = await page.locator(':is(#verdict, #overview) [data-metric]').evaluateAll((els) =>
+      els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value })));
+    assert.ok(shown.length > 20, `${shown.length} numbers compared`);
+    // (`derived.*`: computed by the page from the document's numbers, not in it)
+    for (const d of shown.filter((d) => !d.metric.startsWith('derived.'))) sameAsCli(d, auditValue(doc, d.metric));
   });
 });

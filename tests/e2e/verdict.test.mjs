@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { launch, withApp, dropPaths, idle, fixtures, repo, shot, splitPath } from './helpers.mjs';
+import { launch, withApp, dropPaths, idle, fixtures, repo, shot, auditValue } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 
@@ -21,20 +21,6 @@ function cliAudit(files) {
   assert.ok(existsSync(cli), `${cli} not found: cargo build --release -p calibscope-cli`);
   const out = execFileSync(cli, ['audit', '--json', '--bootstrap', '1000', '--seed', '0', '--alpha', '0.05', ...files], { maxBuffer: 1 << 28 });
   return JSON.parse(out.toString());
-}
-
-/** The value at a data-metric path of the CLI's document. Below `intervals` the rest
- * of the path is one key (`width.15.ece`), as the document keys its intervals. */
-function at(doc, metric, models) {
-  const parts = splitPath(metric, models);
-  const i = parts.indexOf('intervals');
-  const keys = i < 0 ? parts : [...parts.slice(0, i + 1), parts.slice(i + 1).join('.')];
-  let v = doc;
-  for (const k of keys) {
-    if (v === null || v === undefined) return v;
-    v = v[k];
-  }
-  return v;
 }
 
 /** Waits until every model's verdict (or its absence) is shown. */
@@ -60,7 +46,7 @@ async function checkAgainstCli(page, files, models) {
   assert.equal(sentences.length, Math.max(models.length, 1), 'one verdict per model');
   let intervals = 0;
   for (const n of numbers) {
-    const want = at(doc, n.metric, models);
+    const want = auditValue(doc, n.metric, models);
     assert.notEqual(want, undefined, `${n.metric} is in the CLI's document`);
     if (n.metric.endsWith('verdict.text')) {
       assert.equal(n.value, want, n.metric);

@@ -4,6 +4,7 @@
 
 use crate::flips_summary as flips;
 use crate::summary::{self, fmt, Cell, Line, Table};
+use calibscope_charts::numfmt;
 use calibscope_core::binning::Binning;
 use serde_json::Value;
 use std::fmt::Write;
@@ -64,13 +65,14 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
         let _ = writeln!(out, "{why}\n");
     }
     if let Some(coverage) = doc["coverage"].as_f64() {
+        let n = |k: &str| numfmt::count(doc[k].as_u64().unwrap_or(0));
         let _ = writeln!(
             out,
             "Coverage: answered {} of {} questions ({}); the audit is of the answered ones. Area under the risk–coverage curve (AURC): {}\n",
-            doc["answered"],
-            doc["total"],
-            coverage,
-            doc["risk_coverage"]["area"]
+            n("answered"),
+            n("total"),
+            numfmt::percent(Some(coverage)),
+            fmt(&doc["risk_coverage"]["area"])
         );
     }
     verdicts(&mut out, doc);
