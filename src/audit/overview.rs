@@ -234,7 +234,9 @@ pub fn Overview() -> impl IntoView {
         Some(view! {
             <section class="overview" id="overview" aria-labelledby="overview-title">
                 <h2 id="overview-title">"Overview"</h2>
-                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "); in brackets, 95 % bootstrap intervals. Hover or focus a heading for its meaning."</p>
+                <p class="note">"Binned metrics on the confidence reading at m = " {m} " bins (Brier parts: " {match s.kind { Kind::Binary => "positive class", Kind::Multiclass => "sum over classes", Kind::TopLabel => "confidence reading" }} "); "
+                    {if crate::page::aggregate::is_open() { "no bootstrap intervals: an aggregate holds counts per cell, not the rows a resample draws. " } else { "in brackets, 95 % bootstrap intervals. " }}
+                    "Hover or focus a heading for its meaning."</p>
                 <details class="columns">
                     <summary>"Choose columns"</summary>
                     <div class="column-choices">{chooser}</div>

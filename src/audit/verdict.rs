@@ -22,6 +22,10 @@ pub const REPLICATES: usize = 1000;
 pub const SEED: u64 = 0;
 pub const ALPHA: f64 = 0.05;
 
+/// Verdicts listed on a narrow screen before "show the others" (the selected
+/// model's is always shown).
+const SHOWN_ON_PHONES: usize = 3;
+
 /// The second stage of the audit of the open data set.
 pub struct Bootstrap {
     pub replicates: usize,
@@ -170,6 +174,9 @@ fn sentence(audit: &Value, prefix: &str) -> AnyView {
 pub fn Verdicts() -> impl IntoView {
     let store = expect_context::<Store>();
     let stage = expect_context::<SecondStage>();
+    // on a phone, many verdicts would push the diagram off the first screen: the
+    // first few and the selected model's are shown, the rest on request
+    let show_all = RwSignal::new(false);
     move || {
         let s = store.summary.get()?;
         if crate::page::aggregate::is_open() {
@@ -192,8 +199,10 @@ pub fn Verdicts() -> impl IntoView {
                         view! { <span class="pending">"Testing calibration and bootstrapping the intervals…"</span> }.into_any()
                     };
                     let select = move |_| store.model.set(i);
+                    let more = i >= SHOWN_ON_PHONES;
                     view! {
-                        <li data-model=name.clone() class:selected=move || several && store.model.get() == i>
+                        <li data-model=name.clone() class:selected=move || several && store.model.get() == i
+                            class:more=more>
                             {several.then(|| view! {
                                 <button class="linklike model-name" on:click=select title="Explore this model's reliability">{name.clone()}</button>
                                 ": "
@@ -234,7 +243,17 @@ pub fn Verdicts() -> impl IntoView {
             <section class="verdicts" id="verdict" aria-labelledby="verdict-title"
                 data-stage-ms=move || stage.elapsed.get().map(|ms| format!("{ms:.0}"))>
                 <h2 id="verdict-title">"Can the confidence be trusted?"</h2>
-                <ul class="verdict-list" aria-live="polite">{items}</ul>
+                <ul class="verdict-list" class:all=move || show_all.get() aria-live="polite">{items}</ul>
+                {(s.models.len() > SHOWN_ON_PHONES).then(|| {
+                    let hidden = s.models.len() - SHOWN_ON_PHONES;
+                    view! {
+                        <button type="button" class="linklike verdict-more" id="verdict-more"
+                            aria-expanded=move || show_all.get().to_string()
+                            on:click=move |_| show_all.update(|a| *a = !*a)>
+                            {move || if show_all.get() { "Show fewer verdicts".to_string() } else { format!("Show the other {hidden} models' verdicts") }}
+                        </button>
+                    }
+                })}
                 {progress}
                 {error}
                 {how}

@@ -94,6 +94,10 @@ test('an aggregate opens without a mapping, exact values equal the audit of the 
         const note = await page.locator('#aggregate-note').textContent();
         assert.match(note, /65,536 fine cells/);
         assert.match(note, /recalibration/i);
+        // the overview does not promise intervals an aggregate cannot give
+        const overviewNote = await page.locator('#overview p.note').first().textContent();
+        assert.match(overviewNote, /no bootstrap intervals/);
+        assert.doesNotMatch(overviewNote, /in brackets/);
         // the overview and the explorer at m = 16 (divides the grid): exact
         const first = await marked(page);
         const counts = check(first, truth, cliValues, what);

@@ -103,10 +103,14 @@ test('the column chooser shows a short table and every column on demand', async 
   });
 });
 
-for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
-  test(`the verdict and the diagram are on the first screen at ${viewport.width}×${viewport.height}`, async () => {
+const FIRST_SCREEN = [
+  ['one model', 'real/breast_cancer_rf_p.csv'],
+  ['10 models', 'multi/digits_zoo_probs.csv'],
+];
+for (const [what, rel] of FIRST_SCREEN) for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+  test(`${what}: the verdict and the diagram are on the first screen at ${viewport.width}×${viewport.height}`, async () => {
     await withApp(browser, async ({ page }) => {
-      await dropPaths(page, [path.join(fixtures, 'real/breast_cancer_rf_p.csv')]);
+      await dropPaths(page, [path.join(fixtures, rel)]);
       await waitForVerdicts(page);
       // as the page leaves it after the drop: on a wide screen nothing scrolled; on a
       // phone the page brings the verdict to the top
@@ -115,11 +119,26 @@ for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 
       const box = async (sel) => page.locator(sel).first().evaluate((e) => e.getBoundingClientRect().toJSON());
       const verdict = await box('#verdict .verdict-list');
       const chart = await box('#chart svg');
+      // every verdict and the whole diagram; on a wide screen ten verdicts leave room
+      // for the diagram's top only (at least 150 px of it), every verdict being shown
+      const partly = what === '10 models' && viewport.width >= 1000;
       for (const [name, b] of [['verdict', verdict], ['diagram', chart]]) {
-        assert.ok(b.top >= 0 && b.left >= 0 && b.bottom <= viewport.height && b.right <= viewport.width,
+        const bottom = partly && name === 'diagram' ? b.top + 150 : b.bottom;
+        assert.ok(b.top >= 0 && b.left >= 0 && bottom <= viewport.height && b.right <= viewport.width,
           `the ${name} (${Math.round(b.left)},${Math.round(b.top)})–(${Math.round(b.right)},${Math.round(b.bottom)}) lies within ${viewport.width}×${viewport.height}`);
       }
-      await shot(page, `verdict-first-screen-${viewport.width}`);
+      if (what === '10 models' && viewport.width < 600) {
+        // a phone lists the first verdicts; the others are one click away
+        const more = page.locator('#verdict-more');
+        assert.equal(await page.locator('#verdict .verdict-list li:visible').count(), 3);
+        assert.match(await more.innerText(), /Show the other 7 models' verdicts/);
+        await more.click();
+        assert.equal(await page.locator('#verdict .verdict-list li:visible').count(), 10);
+        assert.equal(await more.getAttribute('aria-expanded'), 'true');
+      } else {
+        assert.ok(await page.locator('#verdict-more').isHidden(), 'no "show more" where every verdict fits');
+      }
+      await shot(page, `verdict-first-screen-${what.replace(' ', '-')}-${viewport.width}`);
     }, { viewport });
   });
 }
