@@ -102,8 +102,9 @@ impl Share {
 
 /// The views and their names in links (the lab views are `lab-truth`, `lab-beyond`
 /// in links, `truth-lab`, `beyond-lab` as page ids).
-const VIEW_IDS: [(View, ViewId); 6] = [
+const VIEW_IDS: [(View, ViewId); 7] = [
     (View::Audit, ViewId::Audit),
+    (View::Slices, ViewId::Slices),
     (View::Flips, ViewId::Flips),
     (View::Recalibrate, ViewId::Recalibrate),
     (View::Learn, ViewId::Learn),

@@ -28,8 +28,9 @@ export async function launch() {
   });
 }
 
-/** A fresh page on the app, with every request and page error recorded. */
-export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light' } = {}) {
+/** A fresh page on the app (or on `url`, e.g. a link), with every request and page
+ * error recorded. */
+export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light', url = baseUrl + '/' } = {}) {
   const context = await browser.newContext({ viewport, colorScheme, permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   const requests = [];
@@ -37,7 +38,7 @@ export async function openApp(browser, { viewport = { width: 1280, height: 1600 
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(baseUrl + '/');
+  await page.goto(url);
   await page.waitForFunction(() => typeof window.calibscopeIdle === 'function', null, { timeout: 30000 });
   await idle(page);
   return { context, page, requests, errors };

@@ -2,13 +2,14 @@
 // grouping chosen in the mapping panel; the view singles out the group made
 // overconfident; every per-group number equals `calibscope audit --group ... --json`;
 // the rows of a bin (brushing, from the Audit diagram by keyboard and from a group's
-// bin) equal a direct filter of the file, page by page and as the CSV download.
+// bin) equal a direct filter of the file, page by page and as the CSV download; a
+// link made on the view reopens it, grouped, with the same numbers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { launch, openApp, dropPaths, idle, repo, foreignRequests } from './helpers.mjs';
+import { launch, openApp, dropPaths, idle, repo, foreignRequests, openShare } from './helpers.mjs';
 
 const FILE = 'crates/audit/tests/data/groups/synthetic_groups.csv';
 const M = 15;
@@ -106,6 +107,32 @@ test('grouped in the mapping panel, the Slices view singles out the overconfiden
   await page.locator('#slices-filter').fill('calib');
   assert.equal(await page.locator('#slices-table tbody tr').count(), 2);
   await page.locator('#slices-filter').fill('');
+});
+
+test('a link made on the Slices view reopens it with the same groups and numbers', async () => {
+  const { page } = app;
+  await page.locator('#tab-slices').click();
+  await page.waitForSelector('#slices[data-complete="true"]', { timeout: 60000 });
+  await idle(page);
+  const numbers = (p) => p.$$eval('#slices [data-metric]', (els) => els.map((e) => [e.dataset.metric, e.dataset.value]));
+  const want = await numbers(page);
+  assert.ok(want.length >= 20, `${want.length} numbers on the view`);
+  const back = await openShare(page);
+  await page.waitForTimeout(450); // the link follows the state after 300 ms
+  const link = await page.inputValue('#share-link');
+  await back();
+  const other = await openApp(browser, { url: link });
+  try {
+    await dropPaths(other.page, [FILE]);
+    assert.equal(await other.page.getAttribute('#tab-slices', 'aria-selected'), 'true', 'the Slices view is shown');
+    await other.page.waitForSelector('#slices[data-complete="true"]', { timeout: 60000 });
+    await idle(other.page);
+    assert.equal(await other.page.locator('[data-field="groups"]').textContent(), 'cohort', 'grouped as before');
+    assert.deepEqual(await numbers(other.page), want, 'the same numbers');
+    assert.deepEqual(foreignRequests(other.requests), []);
+  } finally {
+    await other.context.close();
+  }
 });
 
 test('a group\'s bin lists its rows: a direct filter of the file, and the same CSV', async () => {

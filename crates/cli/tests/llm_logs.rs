@@ -85,14 +85,14 @@ fn a_verbalised_table_prints_its_coverage_and_risk_coverage_area() {
     let area = &doc["risk_coverage"]["area"];
     assert!(area.is_f64());
     let md = run(&["audit", "--no-recalibration", file.to_str().unwrap()]);
+    // rounded by the one number formatter, as every number of the summary
     assert!(
-        md.contains(&format!(
-            "answered 46 of 60 questions ({})",
-            doc["coverage"]
-        )),
+        md.contains("answered 46 of 60 questions (76.67\u{a0}%)"),
         "{md}"
     );
-    assert!(md.contains(&format!("(AURC): {area}")), "{md}");
+    let shown = calibscope_audit::summary::fmt(area);
+    assert_eq!(shown, "0.1308");
+    assert!(md.contains(&format!("(AURC): {shown}\n")), "{md}");
 }
 
 #[test]

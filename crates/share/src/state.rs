@@ -17,6 +17,8 @@ pub enum ViewId {
     Learn,
     LabTruth,
     LabBeyond,
+    /// Calibration per group (named last: links made before it stay as they were).
+    Slices,
 }
 
 /// The binning of the binned metrics.

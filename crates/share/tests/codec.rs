@@ -70,6 +70,7 @@ fn state() -> impl Strategy<Value = ViewState> {
         Just(ViewId::Learn),
         Just(ViewId::LabTruth),
         Just(ViewId::LabBeyond),
+        Just(ViewId::Slices),
     ];
     let method = prop_oneof![
         Just(MethodId::Temperature),
