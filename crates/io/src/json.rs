@@ -247,7 +247,7 @@ impl Records {
                         p.detection.guess(
                             "groups",
                             key,
-                            format!("the log's samples carry a {key}; the audit is also given per {key} (choose another grouping, or none, to override)"),
+                            format!("the log's samples carry a {key}; the audit is also given per {key} (to group by other columns, name them in the mapping; this grouping cannot be turned off)"),
                         );
                     }
                     self.table = Some(TableBuilder::new(cols, p))
