@@ -13,14 +13,8 @@ use serde_json::Value;
 
 use crate::page::store::Store;
 use crate::shared::chart::SizedSvg;
-use crate::shared::numfmt::{count, data_value, percent};
-use crate::shared::widgets::num_view;
-
-/// A whole number with its path.
-fn count_view(path: String, v: u64) -> AnyView {
-    view! { <span class="num" data-metric=path data-value=v.to_string()>{count(v)}</span> }
-        .into_any()
-}
+use crate::shared::numfmt::{data_value, percent};
+use crate::shared::widgets::{count_view, num_view};
 
 /// A share shown as a percentage, with its path and full precision.
 fn percent_view(path: String, v: Option<f64>) -> AnyView {
@@ -106,8 +100,8 @@ pub fn Selective() -> impl IntoView {
             <section class="selective" id="selective" aria-labelledby="selective-title">
                 <h2 id="selective-title">"Answers and abstentions"</h2>
                 <p id="selective-coverage">"The model answered "
-                    {count_view(format!("{prefix}answered"), answered)} " of "
-                    {count_view(format!("{prefix}total"), total)} " questions (coverage "
+                    {count_view(format!("{prefix}answered"), Some(answered))} " of "
+                    {count_view(format!("{prefix}total"), Some(total))} " questions (coverage "
                     {percent_view(format!("{prefix}coverage"), coverage)} ") and declined the rest (an empty or NaN confidence). "
                     "The verdict, the diagram and the tables of this view are about the answered questions only."</p>
                 {has_curve.then(|| view! {

@@ -498,20 +498,18 @@ fn matrices_noise_button(x: &FlipsMatrices) -> Option<impl IntoView> {
     if flipping.is_empty() {
         return None;
     }
-    let (bins, binning) = (x.bins.clone(), x.binning);
+    let tf = st.temperature_first.get_untracked();
     let request = FlipsNoiseRequest {
         metrics: flipping,
-        binning,
-        bins: bins.clone(),
-        temperature_first: st.temperature_first.get_untracked(),
+        binning: x.binning,
+        bins: x.bins.clone(),
+        temperature_first: tf,
     };
-    let tf = request.temperature_first;
+    let x = x.clone();
     let checked = Memo::new(move |_| {
-        st.noise_matrices.answer.with(|a| {
-            a.as_ref().is_some_and(|a| {
-                a.binning == binning && a.bins == bins && a.temperature_first == tf
-            })
-        })
+        st.noise_matrices
+            .answer
+            .with(|a| a.as_ref().is_some_and(|a| noise::answers(a, &x, tf)))
     });
     let pending = st.noise_matrices.pending;
     let replicates = crate::shared::numfmt::count(DEFAULT_REPLICATES as u64);
@@ -548,16 +546,15 @@ fn matrix_noise(
     if flips.is_empty() {
         return None;
     }
-    let (bins, binning) = (x.bins.clone(), x.binning);
     let tf = expect_context::<FlipsState>()
         .temperature_first
         .get_untracked();
+    let shown = x.clone();
     let metric = mm.metric.clone();
     let answer = move || {
-        noise.answer.with(|a| {
-            a.clone()
-                .filter(|a| a.binning == binning && a.bins == bins && a.temperature_first == tf)
-        })
+        noise
+            .answer
+            .with(|a| a.clone().filter(|a| noise::answers(a, &shown, tf)))
     };
     let answer = Memo::new(move |_| answer());
     let summary = {

@@ -5,7 +5,7 @@
 //! those of `calibscope flips --metric all --json` (documented in the engine's
 //! `flips_noise` module).
 
-use crate::proto::flips::{FlipsNoise, FlipsNoiseRequest};
+use crate::proto::flips::{FlipsMatrices, FlipsNoise, FlipsNoiseRequest};
 use crate::proto::{FromWorker, ToWorker};
 use crate::shared::numfmt::{data_value, percent};
 use calibscope_audit::flips_noise::stable_share;
@@ -34,6 +34,14 @@ impl Request for FlipsNoiseRequest {
     }
 
     const CANCELLABLE: bool = true;
+}
+
+/// Whether `noise` answers the matrices `x` as shown (their binning and bin counts,
+/// with or without `temperature_first`): an answer for other settings is stale.
+pub fn answers(noise: &FlipsNoise, x: &FlipsMatrices, temperature_first: bool) -> bool {
+    noise.binning == x.binning
+        && noise.bins == x.bins
+        && noise.temperature_first == temperature_first
 }
 
 /// The noise section of `metric` in `noise`, when it has one.

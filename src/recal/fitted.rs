@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use crate::page::store::Store;
 use crate::recal::drawn::{diagrams, maps_view, timing_view};
-use crate::recal::state::{f64_at, int_view, Answer, RecalState, Want};
+use crate::recal::state::{f64_at, Answer, RecalState, Want};
 use crate::recal::{best, ledger};
+use crate::shared::widgets::count_view as int_view;
 use crate::shared::widgets::{get_path, num_view};
 
 #[component]

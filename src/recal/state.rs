@@ -3,7 +3,6 @@
 //! before/after tables, the downloads) and their latest answers.
 
 use crate::proto::{FromWorker, Reading, RecalTable, RecalView, ToWorker};
-use crate::shared::numfmt::count;
 use calibscope_audit::Method;
 use calibscope_core::binning::Binning;
 use leptos::prelude::*;
@@ -314,8 +313,4 @@ impl RecalState {
 
 pub(crate) fn f64_at(v: &Value, path: &str) -> Option<f64> {
     get_path(v, path).and_then(Value::as_f64)
-}
-
-pub(crate) fn int_view(path: String, v: Option<u64>) -> AnyView {
-    view! { <span class="num" data-metric=path data-value=v.map_or("null".into(), |v| v.to_string())>{v.map_or("undefined".into(), count)}</span> }.into_any()
 }

@@ -1,12 +1,18 @@
 //! Small pieces every view uses: numbers with their `data-metric`/`data-value`,
 //! paths into the audit JSON, and headings with a one-line explanation.
 
-use crate::shared::numfmt::{data_value, display};
+use crate::shared::numfmt::{count, data_value, display};
 use crate::shared::{slider, text};
 use calibscope_core::binning::Binning;
 use leptos::prelude::*;
 
 use crate::page::store::Store;
+
+/// A whole number (a count) with its `data-metric` path and exact `data-value`,
+/// shown with thin-space thousands separators; `undefined` when `None`.
+pub fn count_view(path: String, v: Option<u64>) -> AnyView {
+    view! { <span class="num" data-metric=path data-value=v.map_or("null".into(), |v| v.to_string())>{v.map_or("undefined".into(), count)}</span> }.into_any()
+}
 
 /// A number with its `data-metric` path and full-precision `data-value`.
 pub fn num_view(path: String, value: Option<f64>, why_undefined: &'static str) -> AnyView {
