@@ -56,10 +56,7 @@ fn chart(points: &[Value], width: u32) -> String {
             hi: top,
             log: false,
         },
-        (
-            "coverage (share of all questions answered)",
-            "risk (share answered wrongly)",
-        ),
+        ("coverage", "risk"),
         (&[0.0, 0.25, 0.5, 0.75, 1.0], &[0.0, top / 2.0, top]),
     )
 }
