@@ -173,6 +173,21 @@ write("ragged_bad_target", bad, "samples_ragged_bad_target.jsonl")
 cut = [dict(s) for s, _ in arc[:30]]
 cut[4] = dict(cut[4]); cut[4]["filtered_resps"] = cut[4]["filtered_resps"][:-1]
 write("ragged_resps", cut, "samples_ragged_resps.jsonl")
+# 5. an MMLU-like task: 4 choices, integer targets, each document with its subject
+# (cais/mmlu's rows: question, subject, choices, answer); its own seed, so adding it
+# changed none of the logs above. The log is grouped by subject unless told not to.
+mrng = np.random.default_rng(20261207)
+subjects = ["anatomy", "astronomy", "college_physics", "virology"]
+mmlu = []
+for doc_id in range(120):
+    subject = subjects[int(mrng.integers(0, len(subjects)))]
+    choices = [f"option {doc_id}.{j}" for j in range(4)]
+    gold = int(mrng.integers(0, 4))
+    lls = mrng.normal(-6.0, 2.0, size=4)
+    lls[gold] += (1.0 + subjects.index(subject)) * abs(mrng.normal())
+    doc = {"question": f"question {doc_id}", "subject": subject, "choices": choices, "answer": gold}
+    mmlu.append(sample(doc_id, doc, choices, gold, lls, f"{subject}: question {doc_id}\nAnswer:"))
+write("mmlu_like", mmlu, "samples_mmlu_like.jsonl")
 print("short question at row", short)
 print("wrote", sorted(os.listdir(out)))
 PY

@@ -102,7 +102,7 @@ pub fn MappingPanel() -> impl IntoView {
                         {question.clone().map(question_view)}
                         {question.is_none().then(|| view! { <p class="note">"Its columns were not recognised by name. Say which column holds the labels and which hold the scores, then read it again."</p> })}
                         <p>"Columns: " <span data-field="columns">{columns.join(", ")}</span></p>
-                        <MappingForm columns=columns open=true/>
+                        <MappingForm columns=columns grouped_by=Vec::new() open=true/>
                     </section>
                 }
                 .into_any(),
@@ -175,15 +175,17 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
             </dl>
             {(!s.guesses.is_empty()).then(|| view! { <h3 class="read-choices">"Choices made while reading"</h3><ul>{guesses}</ul> })}
             </details>
-            <MappingForm columns=s.all_columns.clone() open=is_failed/>
+            <MappingForm columns=s.all_columns.clone() grouped_by=s.group_columns.clone() open=is_failed/>
         </section>
     }
 }
 
 /// The form that reads the last files again with a mapping, prefilled with the
-/// mapping of the last read.
+/// mapping of the last read. `grouped_by`: the grouping the last read used (an
+/// lm-evaluation-harness log's own subject when the mapping named none); clearing
+/// every box then asks for no grouping at all.
 #[component]
-fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
+fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> impl IntoView {
     let opening = expect_context::<Opening>();
     let m = opening.mapping();
     let delimiter = RwSignal::new(m.delimiter.clone().unwrap_or_default());
@@ -196,7 +198,15 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| AUTO.to_string());
     let model_col = RwSignal::new(optional(&m.model_column));
     let id_col = RwSignal::new(optional(&m.id_column));
-    let groups = RwSignal::new(m.groups.clone());
+    let asked_none = m.groups.len() == 1 && m.groups[0].eq_ignore_ascii_case("none");
+    let groups = RwSignal::new(match (asked_none, m.groups.is_empty()) {
+        (true, _) => Vec::new(),
+        (false, true) => grouped_by.clone(),
+        (false, false) => m.groups.clone(),
+    });
+    // an empty grouping means "detect": after a grouped or a "none" read, no box
+    // ticked means none
+    let none_when_empty = asked_none || !grouped_by.is_empty();
     // what is wrong with the form, checked here before anything is read again
     let problem = RwSignal::new(None::<String>);
     let apply = move |_| {
@@ -215,7 +225,10 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
             class_names: list(&class_names.get_untracked()),
             model_column: pick(model_col),
             id_column: pick(id_col),
-            groups: groups.get_untracked(),
+            groups: match groups.get_untracked() {
+                g if g.is_empty() && none_when_empty => vec!["none".to_string()],
+                g => g,
+            },
         };
         match request.to_mapping() {
             Err(message) => problem.set(Some(message)),
@@ -308,7 +321,7 @@ fn MappingForm(columns: Vec<String>, open: bool) -> impl IntoView {
                 <fieldset class="map-groups" id="map-groups" aria-describedby="map-groups-help">
                     <legend>"Group by (Slices view)"</legend>
                     {group_boxes}
-                    <span class="hint" id="map-groups-help">"columns the mapping does not use otherwise (a subject, a site, a binarised feature); several: their combinations"</span>
+                    <span class="hint" id="map-groups-help">"columns the mapping does not use otherwise (a subject, a site, a binarised feature); several: their combinations; none ticked: no groups"</span>
                 </fieldset>
                 <button id="map-apply" on:click=apply>"Read again"</button>
                 <button id="map-reset" on:click=move |_| opening.remap(MappingOverride::default())>"Detect everything"</button>

@@ -80,3 +80,43 @@ test('a log whose questions have different numbers of choices reads as ragged lo
     for (const d of shown.filter((d) => !d.metric.startsWith('derived.'))) sameAsCli(d, auditValue(doc, d.metric));
   });
 });
+
+test('an MMLU-like log is grouped by subject, and unticking it in the mapping panel turns the grouping off', async () => {
+  await withPage(async (page) => {
+    await dropPaths(page, [data('samples_mmlu_like.jsonl')]);
+    assert.equal(await page.locator('#error').count(), 0);
+    const groupsField = page.locator('[data-field="groups"]');
+    assert.equal(await groupsField.textContent(), 'subject');
+    const notes = page.locator('#mapping details', { hasText: 'Choices made while reading' });
+    assert.match(await notes.textContent(), /the audit is also given per subject .*to turn the grouping off, choose none/);
+    // every number but the grouping itself
+    const ungroupedNumbers = async () => (await numbers(page)).filter((x) => x.metric !== 'input.groups');
+    const want = await ungroupedNumbers();
+    assert.ok(want.length > 30, `${want.length} numbers shown`);
+
+    await page.locator('#mapping details.correct > summary').click();
+    const box = page.locator('#map-groups input[value="subject"]');
+    assert.equal(await box.isChecked(), true, 'the log\'s own grouping is ticked');
+    await box.uncheck();
+    await page.locator('#map-apply').click();
+    await idle(page);
+    assert.equal(await page.locator('#error').count(), 0);
+    assert.equal(await groupsField.textContent(), 'none');
+    assert.match(await notes.textContent(), /carry a subject; they are not grouped, as the mapping asks/);
+    assert.deepEqual(await ungroupedNumbers(), want, 'the whole log\'s numbers do not change');
+
+    // read again with nothing ticked: still no grouping (an empty grouping would
+    // otherwise mean "the log's own")
+    await page.locator('#mapping details.correct > summary').click();
+    assert.equal(await page.locator('#map-groups input[value="subject"]').isChecked(), false);
+    await page.locator('#map-apply').click();
+    await idle(page);
+    assert.equal(await groupsField.textContent(), 'none');
+
+    await page.locator('#mapping details.correct > summary').click();
+    await page.locator('#map-groups input[value="subject"]').check();
+    await page.locator('#map-apply').click();
+    await idle(page);
+    assert.equal(await groupsField.textContent(), 'subject');
+  });
+});

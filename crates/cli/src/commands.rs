@@ -163,7 +163,7 @@ pub fn audit(args: AuditArgs) -> Outcome {
         threads: args.threads,
         ..args.mapping.options()?
     };
-    options.mapping.groups = args.groups.columns();
+    options.mapping.set_groups(&args.groups.columns);
     if args.exports() && args.files.iter().any(|f| f == Path::new("-")) {
         return Err(Failure::Usage(
             "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),

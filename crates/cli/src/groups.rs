@@ -11,7 +11,8 @@ pub struct GroupArgs {
     /// Group the samples by these columns (not otherwise mapped; several: their
     /// intersections), e.g. --group subject or --group site,sex. The JSON gets
     /// `groups` (each group's full audit) and `worst_group`; the summary a table per
-    /// group.
+    /// group. An lm-evaluation-harness log is grouped by its subject (or task)
+    /// unless named otherwise; --group none turns that off.
     #[arg(long = "group", value_name = "COLUMN[,COLUMN]", value_delimiter = ',')]
     pub columns: Vec<String>,
     /// Groups with fewer samples are reported as too small: no worst group or test
@@ -25,15 +26,6 @@ pub struct GroupArgs {
 }
 
 impl GroupArgs {
-    /// The grouping columns, trimmed, empty ones dropped.
-    pub fn columns(&self) -> Vec<String> {
-        self.columns
-            .iter()
-            .map(|c| c.trim().to_string())
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
     /// The settings at bin count `m` and `binning`, seeded by `seed`, on `threads`
     /// threads (0: every core).
     pub fn settings(

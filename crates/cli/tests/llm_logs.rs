@@ -107,3 +107,34 @@ fn helm_per_instance_stats_audit_as_their_plain_csv() {
     assert_eq!(a, b);
     assert_eq!(a["input"]["kind"], "toplabel");
 }
+
+/// An MMLU-like log is audited per subject by itself; `--group none` turns that
+/// off, and the whole-log numbers stay the same.
+#[test]
+fn an_mmlu_log_is_grouped_by_subject_unless_told_none() {
+    let file = data("lm_eval/samples_mmlu_like.jsonl");
+    let audit = |extra: &[&str]| -> Value {
+        let mut args = vec!["audit", "--json", "--no-recalibration", "--bootstrap", "0"];
+        args.extend_from_slice(extra);
+        args.push(file.to_str().unwrap());
+        serde_json::from_str(&run(&args)).unwrap()
+    };
+    let grouped = audit(&[]);
+    assert_eq!(grouped["groups"]["columns"], serde_json::json!(["subject"]));
+    let names: Vec<&str> = grouped["groups"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["anatomy", "astronomy", "college_physics", "virology"]
+    );
+    for none in ["none", "None"] {
+        let plain = audit(&["--group", none]);
+        assert!(plain.get("groups").is_none(), "{none}: {plain}");
+        assert!(plain.get("worst_group").is_none());
+        assert_eq!(plain["reliability"], grouped["reliability"]);
+    }
+}

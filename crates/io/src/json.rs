@@ -237,18 +237,25 @@ impl Records {
             // an lm-evaluation-harness log with subjects (or tasks) is grouped by
             // them unless the mapping names its own grouping
             let lm_group = self.lm_eval.as_ref().and_then(|t| t.group_key);
+            let own_grouping = lm_group.filter(|_| opts.mapping.groups.is_empty());
             let mut mapping = std::borrow::Cow::Borrowed(&opts.mapping);
-            if let (Some(key), true) = (lm_group, opts.mapping.groups.is_empty()) {
+            if let (Some(key), false) = (own_grouping, opts.mapping.ungrouped) {
                 mapping.to_mut().groups = vec![key.to_string()];
             }
             match plan(&cols, &mapping) {
                 Ok(mut p) => {
-                    if let (Some(key), true) = (lm_group, opts.mapping.groups.is_empty()) {
-                        p.detection.guess(
+                    match (own_grouping, opts.mapping.ungrouped) {
+                        (Some(key), false) => p.detection.guess(
                             "groups",
                             key,
-                            format!("the log's samples carry a {key}; the audit is also given per {key} (to group by other columns, name them in the mapping; this grouping cannot be turned off)"),
-                        );
+                            format!("the log's samples carry a {key}; the audit is also given per {key} (to group by other columns, name them in the mapping; to turn the grouping off, choose none)"),
+                        ),
+                        (Some(key), true) => p.detection.guess(
+                            "groups",
+                            "none",
+                            format!("the log's samples carry a {key}; they are not grouped, as the mapping asks"),
+                        ),
+                        (None, _) => {}
                     }
                     self.table = Some(TableBuilder::new(cols, p))
                 }

@@ -56,8 +56,37 @@ pub struct ColumnMapping {
     pub id: Pick,
     /// Grouping columns (issue 32): columns the mapping does not otherwise use whose
     /// values split the samples into groups (several: the cells of their
-    /// intersection; see [`crate::Groups`]). Never detected in tables; empty: none.
+    /// intersection; see [`crate::Groups`]). Never detected in tables; empty: none,
+    /// or the file's own grouping (an lm-evaluation-harness log's subject or task).
     pub groups: Vec<String>,
+    /// No grouping at all, not even the file's own (set by a grouping named `none`;
+    /// see [`ColumnMapping::set_groups`]).
+    pub ungrouped: bool,
+}
+
+impl ColumnMapping {
+    /// Sets the grouping from the names a person gave (`--group`, the page's form):
+    /// trimmed, empty names dropped; the single name `none` (any case) turns every
+    /// grouping off, including an lm-evaluation-harness log's automatic one.
+    pub fn set_groups(&mut self, names: &[String]) {
+        let names: Vec<String> = names
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        self.ungrouped = matches!(names.as_slice(), [one] if one.eq_ignore_ascii_case("none"));
+        self.groups = if self.ungrouped { Vec::new() } else { names };
+    }
+
+    /// The grouping as a person gives it (what [`ColumnMapping::set_groups`] turns
+    /// back into this mapping's): the column names, or `["none"]`.
+    pub fn group_names(&self) -> Vec<String> {
+        if self.ungrouped {
+            vec!["none".to_string()]
+        } else {
+            self.groups.clone()
+        }
+    }
 }
 
 /// One choice detection made that a person may want to check.

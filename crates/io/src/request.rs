@@ -37,7 +37,7 @@ pub struct MappingRequest {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub id_column: Option<String>,
     /// Grouping columns (several: their intersections); empty: none, or an
-    /// lm-evaluation-harness log's subject or task.
+    /// lm-evaluation-harness log's subject or task; `["none"]`: no grouping at all.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
     pub groups: Vec<String>,
 }
@@ -91,7 +91,7 @@ impl MappingRequest {
             class_names: mapping.class_names.clone().unwrap_or_default(),
             model_column: pick(&mapping.model),
             id_column: pick(&mapping.id),
-            groups: mapping.groups.clone(),
+            groups: mapping.group_names(),
         }
     }
 
@@ -138,7 +138,7 @@ impl MappingRequest {
             Some(s) => return Err(format!("scores are 'probs' or 'logits', not '{s}'")),
         };
         let class_names = nonempty(&self.class_names);
-        Ok(ColumnMapping {
+        let mut mapping = ColumnMapping {
             delimiter,
             label: self
                 .label
@@ -151,8 +151,10 @@ impl MappingRequest {
             class_names: (!class_names.is_empty()).then_some(class_names),
             model: pick(&self.model_column),
             id: pick(&self.id_column),
-            groups: nonempty(&self.groups),
-        })
+            ..ColumnMapping::default()
+        };
+        mapping.set_groups(&self.groups);
+        Ok(mapping)
     }
 }
 
@@ -167,6 +169,27 @@ mod tests {
     #[test]
     fn empty_requests_detect_everything() {
         assert_eq!(req().to_mapping().unwrap(), ColumnMapping::default());
+    }
+
+    /// `none` alone turns grouping off (an lm-evaluation-harness log's own too) and
+    /// comes back as `none`; blank names are dropped.
+    #[test]
+    fn a_grouping_of_none_is_no_grouping() {
+        let r = MappingRequest {
+            groups: vec![" NONE ".into()],
+            ..req()
+        };
+        let m = r.to_mapping().unwrap();
+        assert!(m.ungrouped && m.groups.is_empty());
+        assert_eq!(MappingRequest::from_mapping(&m).groups, ["none"]);
+        let r = MappingRequest {
+            groups: vec!["site".into(), " ".into(), "sex".into()],
+            ..req()
+        };
+        let m = r.to_mapping().unwrap();
+        assert!(!m.ungrouped);
+        assert_eq!(m.groups, ["site", "sex"]);
+        assert_eq!(MappingRequest::from_mapping(&m).groups, ["site", "sex"]);
     }
 
     #[test]
@@ -214,6 +237,7 @@ mod tests {
             model: Pick::Absent,
             id: Pick::Column("row".into()),
             groups: Vec::new(),
+            ungrouped: false,
         };
         let r = MappingRequest::from_mapping(&m);
         assert_eq!(r.model_column.as_deref(), Some(""));

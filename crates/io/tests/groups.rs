@@ -10,12 +10,12 @@ use common::build::npy;
 use calibscope_io::fuzz::parse_parallel;
 use calibscope_io::{parse_bytes, read_path, ColumnMapping, Dataset, Options, Parsed};
 
+/// The options of `--group` with these names (`none`: no grouping at all).
 fn grouped(cols: &[&str]) -> Options {
+    let mut mapping = ColumnMapping::default();
+    mapping.set_groups(&cols.iter().map(|c| c.to_string()).collect::<Vec<_>>());
     Options {
-        mapping: ColumnMapping {
-            groups: cols.iter().map(|c| c.to_string()).collect(),
-            ..ColumnMapping::default()
-        },
+        mapping,
         ..Options::default()
     }
 }
@@ -197,7 +197,7 @@ fn sample(doc_id: usize, subject: Option<&str>, target: usize) -> String {
 }
 
 /// MMLU-style logs: `doc.subject` is the log's grouping; a log without subjects has
-/// none; a grouping the caller names wins.
+/// none; a grouping the caller names wins; `none` turns it off and says so.
 #[test]
 fn lm_eval_logs_are_grouped_by_subject() {
     let log: String = [
@@ -210,6 +210,20 @@ fn lm_eval_logs_are_grouped_by_subject() {
     assert_eq!(d.groups.as_ref().unwrap().columns, ["subject"]);
     assert_eq!(names_of(&d), ["anatomy", "astronomy", "anatomy"]);
     assert!(d.detection.guesses.iter().any(|g| g.about == "groups"));
+    for none in ["none", " None "] {
+        let d = parse_bytes("samples_mmlu.jsonl", log.as_bytes(), &grouped(&[none])).unwrap();
+        assert!(d.groups.is_none(), "{none:?}");
+        assert!(d.detection.mapping.groups.is_empty());
+        let said = d
+            .detection
+            .guesses
+            .iter()
+            .find(|g| g.about == "groups")
+            .unwrap();
+        assert_eq!(said.chose, "none");
+        assert!(said.why.contains("not grouped"), "{}", said.why);
+        assert_eq!(d.n(), 3);
+    }
     let plain: String = [sample(0, None, 1), sample(1, None, 0)].join("\n");
     let d = parse_bytes("samples_piqa.jsonl", plain.as_bytes(), &Options::default()).unwrap();
     assert!(d.groups.is_none());
@@ -221,6 +235,14 @@ fn lm_eval_logs_are_grouped_by_subject() {
     )
     .unwrap_err();
     assert_eq!(e.codes(), ["mapping_column_missing"]);
+    let d = parse_bytes("samples_piqa.jsonl", plain.as_bytes(), &grouped(&["none"])).unwrap();
+    assert!(d.groups.is_none());
+    let csv = b"label,p,none\n1,0.9,a\n0,0.2,b\n";
+    let d = parse_bytes("runs.csv", csv, &grouped(&["none"])).unwrap();
+    assert!(
+        d.groups.is_none(),
+        "none is no grouping, even beside a column called none"
+    );
 }
 
 #[test]
