@@ -94,7 +94,12 @@ fn App() -> impl IntoView {
             <MappingPanel/>
             <ViewNav/>
             {move || match store.view.get() {
-                View::Audit => view! { <AggregateNote summary=store.summary/><Verdicts/><Selective/><Explorer/><Overview/> }.into_any(),
+                View::Audit => view! {
+                    <AggregateNote summary=store.summary/>
+                    // on a wide screen the verdicts stand beside the diagram
+                    <div class="audit-lead"><div class="lead-side"><Verdicts/><Selective/></div><Explorer/></div>
+                    <Overview/>
+                }.into_any(),
                 View::Flips => aggregate::unavailable_view("Ranking flips", aggregate::NO_FLIPS)
                     .unwrap_or_else(|| view! { <Flips/> }.into_any()),
                 View::Recalibrate => aggregate::unavailable_view("Recalibrate", aggregate::NO_RECALIBRATION)
