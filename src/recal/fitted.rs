@@ -110,6 +110,8 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
     let prefix_l = prefix.clone();
     let prefix_t = prefix.clone();
     let maps = maps_view(&vd, binary);
+    let offered = crate::recal::offered(&vd);
+    let left_out = vd.left_out.clone();
     view! {
         <section class="recal-split" aria-label="Split">
             <h3>"Split: " {int_view(p("split.n_cal"), n_cal)} " calibration / " {int_view(p("split.n_eval"), n_eval)} " evaluation rows"
@@ -120,6 +122,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
                 <tbody>{class_rows}</tbody>
             </table></div>
         </section>
+        {left_out.map(|why| view! { <p class="notice" role="note" id="recal-left-out">"Only temperature scaling is fitted: " {why} "."</p> })}
         {(!warnings.is_empty()).then(|| view! { <div class="notice warn" role="note" id="recal-warnings">{warnings.into_iter().map(|w| view! { <p>"Warning: " {w}</p> }).collect_view()}</div> })}
         <section class="recal-fit" aria-labelledby="recal-fit-title">
             <h3 id="recal-fit-title">"Temperature fit on the calibration split"</h3>
@@ -162,11 +165,11 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
                     <select id="recal-after" prop:value=move || r.after.get().name()
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
-                            if let Some(&m) = Method::ALL.iter().find(|m| m.name() == v) {
+                            if let Some(m) = Method::from_name(&v) {
                                 r.after.set(m);
                             }
                         }>
-                        {Method::ALL.into_iter().map(|m| view! { <option value=m.name()>{m.title()}</option> }).collect_view()}
+                        {offered.iter().map(|m| view! { <option value=m.name()>{m.title()}</option> }).collect_view()}
                     </select>
                 </label>
                 <fieldset class="toggle">
@@ -213,7 +216,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
             <h3 id="recal-downloads-title">"Downloads"</h3>
             <p class="sub">"Every input row in input order (ids kept), with a split column; the same files as "<code>"calibscope recalibrate --out FILE --params FILE"</code>"."</p>
             <div class="downloads">
-                {Method::ALL.into_iter().map(|method| (method, method.name())).map(|(method, m)| view! {
+                {offered.iter().map(|&method| (method, method.name())).map(|(method, m)| view! {
                     <div class="download-group">
                         <strong>{m}</strong>
                         <button id=format!("recal-download-csv-{m}") on:click=move |_| r.export(method, Want::Csv)>"predictions (CSV)"</button>

@@ -285,7 +285,10 @@ pub fn invariants(prefix: &str, section: &Value, view_data: &RecalView, binary: 
 
 /// The same probability-level checks for every method, side by side.
 fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
-    let methods = Method::ALL.map(|m| (m, m.title()));
+    let methods: Vec<(Method, &str)> = crate::recal::offered(view_data)
+        .into_iter()
+        .map(|m| (m, m.title()))
+        .collect();
     let checks = &view_data.checks;
     let path = |m: Method, k: &str| format!("{prefix}recalibration.{}.checks.{k}", m.name());
     let bool_row = |key: &'static str,

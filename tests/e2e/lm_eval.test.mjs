@@ -120,3 +120,38 @@ test('an MMLU-like log is grouped by subject, and unticking it in the mapping pa
     assert.equal(await groupsField.textContent(), 'subject');
   });
 });
+
+test('a ragged log is recalibrated by temperature scaling alone, says why, and its ledger is the CLI\'s', async () => {
+  const file = path.join(repo, data('samples_arc_like.jsonl'));
+  const doc = cliAudit(file);
+  assert.match(doc.recalibration.platt.undefined, /different numbers of choices/);
+  await withPage(async (page) => {
+    await dropPaths(page, [file]);
+    assert.equal(await page.locator('#error').count(), 0);
+    await page.click('#tab-recalibrate');
+    await page.waitForSelector('#recal-ledger', { timeout: 60000 });
+    await idle(page);
+    assert.match(await page.locator('#recal-left-out').innerText(),
+      /^Only temperature scaling is fitted: the questions have different numbers of choices, so a class position .* is a different answer in each question/);
+    assert.deepEqual(await page.locator('#recal-after option').evaluateAll((os) => os.map((o) => o.value)), ['temperature']);
+    assert.deepEqual(await page.locator('#recal-ledger thead th').allInnerTexts(), ['metric', 'before', 'after temperature', 'can τ move it?']);
+    // no line that reads a class position (AUC per class, LinCE^cw, cwA)
+    const rows = await page.locator('#recal-ledger tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.row));
+    for (const classwise of ['auc_macro', 'lince_cw_mass_15', 'cwa']) assert.ok(!rows.includes(classwise), `${classwise} in ${rows}`);
+    // every value of the section's own lines (not the diagrams' Brier parts or the
+    // fit times, which the CLI's document does not hold) is the CLI's: before
+    // within 1e-9, after temperature scaling within 1e-6 (as the fixtures' after
+    // tolerance: the fitted τ goes through the wasm build's exp and ln)
+    const shown = await page.locator('#recal-ledger tbody tr:not([data-row="cal"]):not([data-row="ref"]):not([data-row="fit_ms"]) [data-metric]')
+      .evaluateAll((els) => els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value })));
+    assert.ok(shown.length >= 16, `${shown.length} numbers compared`);
+    for (const d of shown) {
+      const want = auditValue(doc, d.metric);
+      if (typeof want !== 'number') { sameAsCli(d, want); continue; }
+      const got = Number(d.value);
+      const rel = d.metric.startsWith('recalibration.temperature.') ? 1e-6 : 1e-9;
+      assert.ok(Math.abs(got - want) <= rel * Math.max(1, Math.abs(want)), `${d.metric}: ${got} vs the CLI's ${want}`);
+    }
+    assert.equal(await page.locator('#recal-map-platt').count(), 0, 'no Platt map is drawn');
+  });
+});

@@ -180,6 +180,43 @@ pub struct Ledger {
     pub lines: Vec<LedgerLine>,
 }
 
+impl Ledger {
+    /// The ledger without the columns undefined for `reason`, and without the
+    /// lines then undefined in every column (a ragged log's: before and temperature
+    /// scaling, no line that reads a class position).
+    pub fn without_sets_undefined_for(self, reason: &str) -> Ledger {
+        let keep: Vec<bool> = self
+            .sets
+            .iter()
+            .map(|s| s.undefined.as_deref() != Some(reason))
+            .collect();
+        let kept = |v: Vec<LedgerCell>| -> Vec<LedgerCell> {
+            v.into_iter()
+                .zip(&keep)
+                .filter(|(_, &k)| k)
+                .map(|(c, _)| c)
+                .collect()
+        };
+        let lines = self
+            .lines
+            .into_iter()
+            .map(|l| LedgerLine {
+                cells: kept(l.cells),
+                ..l
+            })
+            .filter(|l| l.cells.iter().any(|c| c.value.is_some()))
+            .collect();
+        let sets = self
+            .sets
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(s, _)| s)
+            .collect();
+        Ledger { sets, lines }
+    }
+}
+
 /// A column of the ledger.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LedgerSet {

@@ -357,6 +357,21 @@ fn audit_document_ungrouped(
         [one] => one.clone(),
         _ => dataset.name.clone(),
     };
+    // a ragged log's class positions are different answers: temperature scaling only
+    let ragged_options;
+    let options = match (&options.recalibration, &dataset.detection.ragged) {
+        (Some(r), Some(_)) => {
+            ragged_options = AuditOptions {
+                recalibration: Some(RecalibrationSettings {
+                    class_positions_differ: true,
+                    ..r.clone()
+                }),
+                ..options.clone()
+            };
+            &ragged_options
+        }
+        _ => options,
+    };
     if dataset.models.len() == 1 {
         let info = FileInfo {
             file,

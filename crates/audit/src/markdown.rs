@@ -112,6 +112,20 @@ fn recalibration(out: &mut String, recal_doc: &Value) {
         );
     }
     table(out, recal_doc, &summary::recalibration(recal_doc, &[]));
+    // why a map's column reads "undefined" (one line when both maps share a reason)
+    let why = |key: &str| recal[key]["undefined"].as_str();
+    match (why("platt"), why("isotonic")) {
+        (Some(a), Some(b)) if a == b => {
+            let _ = writeln!(out, "\nPlatt and isotonic are undefined: {a}.");
+        }
+        (a, b) => {
+            for (name, reason) in [("Platt", a), ("Isotonic", b)] {
+                if let Some(reason) = reason {
+                    let _ = writeln!(out, "\n{name} is undefined: {reason}.");
+                }
+            }
+        }
+    }
     if let Some(best) = summary::recalibration_best(recal_doc, &[]) {
         let _ = writeln!(out, "\n{}\n", best.title);
         table(out, recal_doc, &best);

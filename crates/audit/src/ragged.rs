@@ -9,18 +9,24 @@
 //! against naive formulas on each question's own log-likelihoods). What reads one
 //! class position across rows does not survive: "choice 3" is a different answer in
 //! every question and missing from some, so the classwise readings, the per-class
-//! AUCs and their macro average, the classwise confusion counts and the classwise
+//! AUCs and their macro average (and temperature scaling's per-class order checks
+//! and AUC changes), the classwise confusion counts and the classwise
 //! accuracy (cwA and its gain) are removed from the document, as is `Brier/k` (k is
 //! not one number), and `input` says why
 //! (`input.classwise_unavailable`) with the choice counts (`input.choices`).
+//! Platt, isotonic and the other maps fitted per class position are undefined
+//! (`RecalibrationSettings::class_positions_differ`).
 
 use calibscope_io::Ragged;
 use serde_json::{json, Value};
 
 /// The keys that read a class position across rows (anywhere in the document:
 /// the audit, the recalibration's before/after, the models of a multi-model audit).
-const CLASSWISE_KEYS: [&str; 11] = [
+const CLASSWISE_KEYS: [&str; 14] = [
     "classwise",
+    "prob_argsort_identical_per_class",
+    "prob_auc_change_per_class",
+    "prob_auc_macro_change",
     "cw_confusion",
     "cw_identity",
     "cwauc",

@@ -8,7 +8,7 @@ use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{
-    fit_maps_on, mark_maps_not_asked, recalibrate, recalibrate_temperature_only,
+    fit_maps_on, mark_maps_not_asked, mark_platt_isotonic, recalibrate, recalibrate_temperature,
     temperature_finish, temperature_fit, temperature_start, temperature_top_label_checks,
     MapOutcome, Recalibration, TemperatureOutcome, TemperatureStart, Undefined,
 };
@@ -28,6 +28,27 @@ pub struct RecalibrationSettings {
     /// Fit Platt and isotonic too (`false`: temperature scaling only, the two maps
     /// reported as not asked for).
     pub platt_and_isotonic: bool,
+    /// The rows' class positions are different answers (a ragged log, read from the
+    /// data, not a choice: records do not hold it): temperature scaling only, Platt
+    /// and isotonic undefined ([`Undefined::ClassPositions`]).
+    pub class_positions_differ: bool,
+}
+
+impl RecalibrationSettings {
+    /// Whether Platt and isotonic are fitted.
+    pub fn fits_maps(&self) -> bool {
+        self.platt_and_isotonic && !self.class_positions_differ
+    }
+
+    /// The maps of a run that did not fit them: not asked for, or undefined because
+    /// the class positions differ.
+    pub fn mark_maps_left_out(&self, run: &mut Recalibration) {
+        if self.class_positions_differ {
+            mark_platt_isotonic(run, Undefined::ClassPositions);
+        } else {
+            mark_maps_not_asked(run);
+        }
+    }
 }
 
 impl Default for RecalibrationSettings {
@@ -36,6 +57,7 @@ impl Default for RecalibrationSettings {
             seed: 0,
             fraction: 0.5,
             platt_and_isotonic: true,
+            class_positions_differ: false,
         }
     }
 }
@@ -283,10 +305,12 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
-    let r = if settings.platt_and_isotonic {
+    let r = if settings.fits_maps() {
         recalibrate(set, settings.seed, settings.fraction)
     } else {
-        recalibrate_temperature_only(set, settings.seed, settings.fraction)
+        let mut r = recalibrate_temperature(set, settings.seed, settings.fraction);
+        settings.mark_maps_left_out(&mut r);
+        r
     };
     section_json(set, settings, &r)
 }
@@ -361,7 +385,7 @@ pub(crate) fn audit_and_recalibration(
         Task::new(&[SPLIT], || {
             let _ = maps.set(
                 recal
-                    .platt_and_isotonic
+                    .fits_maps()
                     .then(|| fit_maps_on(set, &got(&start).split)),
             );
         }),
@@ -391,7 +415,7 @@ pub(crate) fn audit_and_recalibration(
         }
         // asked for but undefined: temperature's own reason stays
         Some(None) => {}
-        None => mark_maps_not_asked(&mut r),
+        None => recal.mark_maps_left_out(&mut r),
     }
     let (platt, isotonic) = sections.join(
         || platt_section(&r.platt),

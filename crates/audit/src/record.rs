@@ -82,6 +82,8 @@ fn options_of(v: &Value) -> Result<AuditOptions, String> {
                     .as_bool()
                     .ok_or("options.recalibration.platt_and_isotonic must be true or false")?,
             },
+            // read from the data again when the record is verified
+            class_positions_differ: false,
         }),
     };
     let roc_max_n = v["roc_max_n"]

@@ -139,6 +139,24 @@ fn temperature_scaling_fits_the_questions_own_choices() {
     close(&t["nll_cal_tau"], nll(got), "NLL at the fitted tau");
 }
 
+/// Platt and isotonic are fitted per class position, which names a different
+/// answer in each question: they are undefined, and say why; temperature scaling
+/// is defined.
+#[test]
+fn maps_fitted_per_class_position_are_undefined_and_say_why() {
+    let doc = audit();
+    let r = &doc["recalibration"];
+    assert!(r["temperature"]["tau"].as_f64().is_some());
+    for map in ["platt", "isotonic"] {
+        let why = r[map]["undefined"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{map}: {}", r[map]));
+        assert!(why.contains("different numbers of choices"), "{map}: {why}");
+        assert!(why.contains("temperature scaling"), "{map}: {why}");
+        assert!(r[map].get("after").is_none(), "{map} has no after set");
+    }
+}
+
 #[test]
 fn classwise_values_are_absent_and_the_input_says_why() {
     let doc = audit();
@@ -156,7 +174,7 @@ fn classwise_values_are_absent_and_the_input_says_why() {
     assert_eq!(doc["input"]["choices"]["max"], 5);
     assert_eq!(
         doc["input"]["classwise_unavailable"],
-        "Classwise readings are not available: the questions have between 3 and 5 choices, so a choice position (\"choice 5\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and recalibration use each question's own choices."
+        "Classwise readings are not available: the questions have between 3 and 5 choices, so a choice position (\"choice 5\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and temperature scaling use each question's own choices; the recalibration maps fitted per choice position (Platt, isotonic and the others) are left out."
     );
     // an input whose questions all have 4 choices keeps them
     let parsed = read_path(

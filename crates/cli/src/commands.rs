@@ -176,6 +176,8 @@ pub fn audit(args: AuditArgs) -> Outcome {
             seed: args.split_seed,
             fraction: args.cal_fraction,
             platt_and_isotonic: !args.temperature_only,
+            // read from the data by the audit (a ragged log's)
+            class_positions_differ: false,
         }),
         roc_max_n: 300,
     };
@@ -382,16 +384,14 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
         Method::Matrix => RecalMethod::Matrix,
         Method::Dirichlet => RecalMethod::Dirichlet,
     };
-    // the joint maps mix every class position (W x + b): with rows of different
-    // numbers of choices, a position is not the same class across rows, and the
-    // padding logits would enter the fit
-    if matches!(
-        method,
-        RecalMethod::Vector | RecalMethod::Matrix | RecalMethod::Dirichlet
-    ) {
+    // every map but temperature scaling reads class positions (one-vs-rest, or
+    // mixing them: W x + b): with rows of different numbers of choices, a position
+    // is not the same class across rows, and the padding choices would get
+    // probability
+    if method != RecalMethod::Temperature {
         if let Some(r) = &dataset.detection.ragged {
             return Err(Failure::Input(format!(
-                "calibscope recalibrate: {} has questions with {} to {} choices; {} mixes the class positions, which do not name the same choice across questions. Use --method temperature (it keeps each question's own choices), or give a file whose rows all have the same classes",
+                "calibscope recalibrate: {} has questions with {} to {} choices; {} reads the class positions (choice 1, choice 2, …), which do not name the same choice across questions. Use --method temperature (it keeps each question's own choices), or give a file whose rows all have the same classes",
                 args.file.display(),
                 r.min,
                 r.max,

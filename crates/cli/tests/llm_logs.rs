@@ -52,14 +52,23 @@ fn a_ragged_log_says_why_no_classwise_readings() {
 }
 
 #[test]
-fn a_ragged_log_is_not_fitted_by_maps_that_mix_class_positions() {
+fn a_ragged_log_is_not_fitted_by_maps_that_read_class_positions() {
     let file = data("lm_eval/samples_arc_like.jsonl");
     let dir = std::env::temp_dir().join(format!("calibscope-ragged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_csv = dir.join("out.csv");
     let (out_s, file_s) = (out_csv.to_str().unwrap(), file.to_str().unwrap());
     let fit = |method| calibscope(&["recalibrate", "--method", method, "--out", out_s, file_s]);
-    for method in ["vector", "matrix", "dirichlet"] {
+    for method in [
+        "platt",
+        "isotonic",
+        "beta",
+        "histogram",
+        "venn-abers",
+        "vector",
+        "matrix",
+        "dirichlet",
+    ] {
         let out = fit(method);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{method}: {err}");

@@ -15,8 +15,8 @@ use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::recal::apply::ScoreMap;
 use calibscope_core::recal::apply::{
-    fit_isotonic_on, fit_platt_on, recalibrate_temperature_clocked, FitScores, Recalibration,
-    Undefined,
+    fit_isotonic_on, fit_platt_on, mark_platt_isotonic, recalibrate_temperature_clocked, FitScores,
+    Recalibration, Undefined,
 };
 use calibscope_core::recal::checks::prob_checks;
 use calibscope_core::recal::prob_maps::{fit_prob_map, Bins, ProbMethod, DEFAULT_FOLDS};
@@ -342,17 +342,14 @@ pub const COMPARE_REPLICATES: usize = 200;
 /// Row visits of the comparison's bootstrap (replicates × rows × readings).
 const COMPARE_BUDGET: usize = 100_000_000;
 
-/// The second part's fits, each timed: Platt, isotonic, then the probability maps
-/// (histogram binning's bin count by 5-fold cross-fitting on the calibration split),
-/// and the comparison of every set ([`calibscope_audit::comparison_json`]).
-fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
-    let run = &mut state.run;
+/// Platt, isotonic and the probability maps fitted on `run`'s calibration split,
+/// each timed into `ms` (histogram binning's bin count by 5-fold cross-fitting).
+fn fit_maps_timed(set: &PredictionSet, run: &mut Recalibration, ms: &mut PerMethod<f64>) {
     let timed = |f: &mut dyn FnMut()| {
         let t = clock();
         f();
         since(t)
     };
-    let mut ms = PerMethod::default();
     if let Some(t) = timed(&mut || {
         if let Some(p) = fit_platt_on(set, &run.split) {
             run.platt = Ok(p);
@@ -385,6 +382,23 @@ fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
         if let Some(t) = t {
             ms.set(method, t);
         }
+    }
+}
+
+/// The second part's fits ([`fit_maps_timed`]; for a ragged log none: every map
+/// but temperature scaling is [`Undefined::ClassPositions`]) and the comparison of
+/// every set ([`calibscope_audit::comparison_json`]).
+fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
+    let run = &mut state.run;
+    let mut ms = PerMethod::default();
+    if state.settings.class_positions_differ {
+        // a ragged log: every map but temperature scaling reads class positions
+        mark_platt_isotonic(run, Undefined::ClassPositions);
+        for map in [&mut run.beta, &mut run.histogram, &mut run.venn_abers] {
+            *map = Err(Undefined::ClassPositions);
+        }
+    } else {
+        fit_maps_timed(set, run, &mut ms);
     }
     let n = run.before.n().max(1);
     let readings = 4 * (1 + Method::ALL.len());
@@ -473,6 +487,7 @@ impl Session {
             seed,
             fraction,
             platt_and_isotonic: true,
+            class_positions_differ: self.dataset.detection.ragged.is_some(),
         };
         let start = clock();
         let now = CLOCK.with(|c| c.get());
@@ -501,9 +516,11 @@ impl Session {
             comparison: None,
         };
         let mut state = state;
-        if state.run.platt != Err(Undefined::NotComputed) {
-            // nothing for a second part (temperature scaling is undefined here): the
-            // probability maps say why they are undefined in this one answer
+        let settings_ragged = state.settings.class_positions_differ;
+        if state.run.platt != Err(Undefined::NotComputed) || settings_ragged {
+            // nothing for a second part (temperature scaling is undefined here, or
+            // the only map of a ragged log): the other maps say why they are
+            // undefined in this one answer
             fit_rest(set, &mut state);
         }
         self.recal_answer(id, state, scores, start)
@@ -544,6 +561,10 @@ impl Session {
         if let Some(c) = &state.comparison {
             section["comparison"] = c.clone();
         }
+        if let Some(r) = &self.dataset.detection.ragged {
+            // as the audit's section: no value that reads a class position
+            calibscope_audit::ragged::mark(&mut section, r);
+        }
         if state.indexed.is_empty() {
             state
                 .indexed
@@ -581,6 +602,10 @@ impl Session {
         } else {
             state.timing.first_ms = since(start);
         }
+        let left_out = state
+            .settings
+            .class_positions_differ
+            .then(|| Undefined::ClassPositions.to_string());
         let view = RecalView {
             timing: state.timing,
             class_counts: class_counts(set, run),
@@ -588,8 +613,13 @@ impl Session {
             tau_curve: state.tau_curve.clone(),
             checks: state.checks.clone(),
             maps: maps_of(run, &scores),
-            ledger: ledger_with_times(&section, binary, &state.fit_ms),
+            ledger: match &left_out {
+                Some(why) => ledger_with_times(&section, binary, &state.fit_ms)
+                    .without_sets_undefined_for(why),
+                None => ledger_with_times(&section, binary, &state.fit_ms),
+            },
             fit_ms: state.fit_ms.clone(),
+            left_out,
         };
         let answer = FromWorker::Recalibrated {
             id,

@@ -38,6 +38,8 @@ pub fn record_options(settings: &ViewState) -> Result<AuditOptions, String> {
             seed: settings.split_seed,
             fraction: settings.cal_fraction,
             platt_and_isotonic: true,
+            // read from the data by the audit (a ragged log's)
+            class_positions_differ: false,
         }),
         roc_max_n: 300,
     })

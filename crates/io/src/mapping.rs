@@ -145,7 +145,7 @@ impl Ragged {
     /// The sentence the audit gives instead of the classwise readings.
     pub fn why_no_classwise(&self) -> String {
         format!(
-            "Classwise readings are not available: the questions have between {} and {} choices, so a choice position (\"choice {}\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and recalibration use each question's own choices.",
+            "Classwise readings are not available: the questions have between {} and {} choices, so a choice position (\"choice {}\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and temperature scaling use each question's own choices; the recalibration maps fitted per choice position (Platt, isotonic and the others) are left out.",
             self.min,
             self.max,
             self.max

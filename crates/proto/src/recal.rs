@@ -28,6 +28,11 @@ pub struct RecalView {
     /// Each method's fit in worker milliseconds (`None`: no clock, or not fitted).
     #[serde(default)]
     pub fit_ms: PerMethod<f64>,
+    /// Why every map but temperature scaling is left out of this data set (a
+    /// ragged log's class positions), if it is; the ledger then has no column for
+    /// them.
+    #[serde(default)]
+    pub left_out: Option<String>,
 }
 
 /// One value per recalibration method.

@@ -254,6 +254,11 @@ pub enum Undefined {
     NotMulticlass,
     /// A calibration row holds a NaN or infinite score.
     NonFiniteScores,
+    /// The rows' class positions are different answers (questions with different
+    /// numbers of choices, an lm-evaluation-harness log of a task like ARC): a map
+    /// fitted per position (one-vs-rest) or mixing positions (vector, matrix,
+    /// Dirichlet) has no meaning, and would give padding choices probability.
+    ClassPositions,
 }
 
 impl std::fmt::Display for Undefined {
@@ -275,6 +280,10 @@ impl std::fmt::Display for Undefined {
             Undefined::NonFiniteScores => {
                 write!(f, "a calibration row holds a NaN or infinite score")
             }
+            Undefined::ClassPositions => write!(
+                f,
+                "the questions have different numbers of choices, so a class position (choice 1, choice 2, …) is a different answer in each question; a map fitted per position does not apply (temperature scaling treats every choice alike)"
+            ),
         }
     }
 }
@@ -438,11 +447,18 @@ pub fn recalibrate_temperature_only(
 /// Platt and isotonic of a temperature-only run: [`Undefined::NotAsked`] where they
 /// were [`Undefined::NotComputed`] (an undefined temperature's reason stays).
 pub fn mark_maps_not_asked(run: &mut Recalibration) {
+    mark_platt_isotonic(run, Undefined::NotAsked);
+}
+
+/// Platt and isotonic undefined for `reason` where they were
+/// [`Undefined::NotComputed`] (an undefined temperature's reason stays), e.g.
+/// [`Undefined::ClassPositions`] for rows whose class positions differ.
+pub fn mark_platt_isotonic(run: &mut Recalibration, reason: Undefined) {
     if matches!(run.platt, Err(Undefined::NotComputed)) {
-        run.platt = Err(Undefined::NotAsked);
+        run.platt = Err(reason.clone());
     }
     if matches!(run.isotonic, Err(Undefined::NotComputed)) {
-        run.isotonic = Err(Undefined::NotAsked);
+        run.isotonic = Err(reason);
     }
 }
 

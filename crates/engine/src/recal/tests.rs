@@ -237,3 +237,35 @@ fn warm_up_fits_are_interior() {
         assert!(tau > 0.06 && tau < 19.0, "{tau}");
     }
 }
+
+/// A ragged lm-evaluation-harness log: temperature scaling is fitted and every map
+/// that reads class positions is undefined in the first (and only) answer, with
+/// the reason, as in `calibscope audit`'s section.
+#[test]
+fn a_ragged_log_fits_temperature_scaling_alone() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../io/tests/data/lm_eval/samples_arc_like.jsonl");
+    let mut s = session(&path);
+    let FromWorker::Recalibrated {
+        section, complete, ..
+    } = s.recalibrate(1, 1, 0, 0, 0.5)
+    else {
+        panic!("no answer");
+    };
+    assert!(complete, "nothing is left for a second part");
+    assert!(section["temperature"]["tau"].as_f64().is_some());
+    for map in ["platt", "isotonic", "beta", "histogram", "venn_abers"] {
+        let why = section[map]["undefined"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{map}: {}", section[map]));
+        assert!(why.contains("different numbers of choices"), "{map}: {why}");
+    }
+    let cli = calibscope_audit::audit_document(
+        &calibscope_io::open_paths(std::slice::from_ref(&path), &Default::default()),
+        "samples_arc_like.jsonl",
+        &calibscope_audit::AuditOptions::for_n(240),
+    );
+    for key in ["split", "temperature", "platt", "isotonic"] {
+        assert_eq!(section[key], cli["recalibration"][key], "{key}");
+    }
+}
