@@ -245,13 +245,15 @@ fn one_noise(
 
 /// [`crate::flips_section`] with its `noise` (module docs) for the section's metric
 /// over its bin counts and `m`, `m_ref`, when `bootstrap` is given: the record's
-/// `tables.flips` (the models temperature-scaled first when the settings say so).
+/// `tables.flips` (the models temperature-scaled first when the settings say so;
+/// `positions_differ` as [`crate::flips_section_in`]'s).
 pub fn flips_section_with_noise(
     models: &[(String, PredictionSet)],
     settings: &crate::FlipsSettings,
     bootstrap: Option<&BootstrapSettings>,
+    positions_differ: Option<&str>,
 ) -> Result<Value, String> {
-    let mut section = crate::flips_section(models, settings)?;
+    let mut section = crate::flips_section_in(models, settings, positions_differ)?;
     let Some(bootstrap) = bootstrap else {
         return Ok(section);
     };
@@ -267,14 +269,12 @@ pub fn flips_section_with_noise(
     bins.sort_unstable();
     bins.dedup();
     let names: Vec<&str> = models.iter().map(|(n, _)| n.as_str()).collect();
-    let vectors = sets
-        .first()
-        .is_some_and(|s| s.kind() != calibscope_core::Kind::TopLabel);
+    let readings = crate::ClassReadings::of(sets.first().map(|s| s.kind()), positions_differ);
     let index: Vec<calibscope_core::sweep::ModelIndex> = sets
         .iter()
-        .map(|set| calibscope_core::sweep::ModelIndex::new(set, vectors))
+        .map(|set| calibscope_core::sweep::ModelIndex::new(set, readings.vectors()))
         .collect();
-    section["noise"] = match crate::ranked_values(&index, vectors, metric, binning, &bins) {
+    section["noise"] = match crate::ranked_values(&index, &readings, metric, binning, &bins) {
         Ok(values) => noise_json(&sets, &names, metric, binning, &bins, &values, bootstrap),
         Err(why) => json!({ "unavailable": why }),
     };

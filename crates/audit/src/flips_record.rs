@@ -89,31 +89,70 @@ impl FlipsSettings {
     }
 }
 
+/// What the models' rows give the classwise metrics (LinCE^cw, cwECE), which read
+/// each class position across rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClassReadings {
+    /// Full probability vectors over the same classes: every metric ranks.
+    Vectors,
+    /// Top-label input: the confidence reading only.
+    TopLabel,
+    /// Rows whose class positions are different answers (a ragged log), and why.
+    PositionsDiffer(String),
+}
+
+impl ClassReadings {
+    /// The readings of models whose first set is of `kind`; `positions_differ`: why
+    /// their class positions name no class across rows, if they do not (the data
+    /// set's `Ragged::why_positions_differ`).
+    pub fn of(kind: Option<Kind>, positions_differ: Option<&str>) -> ClassReadings {
+        match (positions_differ, kind) {
+            (Some(why), _) => ClassReadings::PositionsDiffer(why.to_string()),
+            (None, Some(k)) if k != Kind::TopLabel => ClassReadings::Vectors,
+            (None, _) => ClassReadings::TopLabel,
+        }
+    }
+
+    /// Whether the classwise metrics rank (and class readings are worth indexing).
+    pub fn vectors(&self) -> bool {
+        *self == ClassReadings::Vectors
+    }
+}
+
 /// `metric` of every model at each of `bins` (`[j][i]`: model `i` at `bins[j]`), or
-/// why it cannot be computed (top-label input for a classwise metric; undefined for
-/// some model).
+/// why it cannot be computed (a classwise metric without class readings; undefined
+/// for some model).
 pub fn ranked_values(
     models: &[ModelIndex],
-    vectors: bool,
+    readings: &ClassReadings,
     metric: RankedMetric,
     binning: Binning,
     bins: &[usize],
 ) -> Result<Vec<Vec<f64>>, String> {
-    if let Some(why) = unranked(metric, vectors) {
+    if let Some(why) = unranked(metric, readings) {
         return Err(why);
     }
     complete_values(metric, sweep(models, metric, binning, bins))
 }
 
-/// Why `metric` cannot be ranked on models with (`vectors`) or without full
-/// probability vectors, if it cannot: the classwise metrics need them.
-pub fn unranked(metric: RankedMetric, vectors: bool) -> Option<String> {
-    (metric.needs_vectors() && !vectors).then(|| {
-        format!(
+/// Why `metric` cannot be ranked on models with these class `readings`, if it
+/// cannot: the classwise metrics need full probability vectors whose positions are
+/// the same classes in every row.
+pub fn unranked(metric: RankedMetric, readings: &ClassReadings) -> Option<String> {
+    if !metric.needs_vectors() {
+        return None;
+    }
+    match readings {
+        ClassReadings::Vectors => None,
+        ClassReadings::TopLabel => Some(format!(
             "{} needs full probability vectors; top-label input has only the confidence reading",
             metric.name()
-        )
-    })
+        )),
+        ClassReadings::PositionsDiffer(why) => Some(format!(
+            "{} needs every row to have the same classes, and {why}",
+            metric.name()
+        )),
+    }
 }
 
 /// The values of a sweep (`[j][i]`: model `i` at the `j`-th bin count) with every
@@ -208,12 +247,23 @@ pub fn temperature_json(t: &TemperatureFirst) -> Value {
     serde_json::to_value(FlipsTemperature::of(t)).expect("JSON of numbers and flags")
 }
 
-/// The flips section of `models` (two or more, on the same samples) under
-/// `settings`, or why the settings are not valid (unknown metric or binning, no bin
-/// counts).
+/// The flips section of `models` (two or more, on the same samples, whose class
+/// positions are the same classes in every row) under `settings`, or why the
+/// settings are not valid (unknown metric or binning, no bin counts).
 pub fn flips_section(
     models: &[(String, PredictionSet)],
     settings: &FlipsSettings,
+) -> Result<Value, String> {
+    flips_section_in(models, settings, None)
+}
+
+/// [`flips_section`]; `positions_differ`: why the rows' class positions name no
+/// class across rows (a ragged log's), if they do not: the classwise metrics are
+/// then unavailable, saying so.
+pub fn flips_section_in(
+    models: &[(String, PredictionSet)],
+    settings: &FlipsSettings,
+    positions_differ: Option<&str>,
 ) -> Result<Value, String> {
     let metric = RankedMetric::from_name(&settings.metric).ok_or_else(|| {
         format!(
@@ -231,10 +281,10 @@ pub fn flips_section(
     if s.bins.is_empty() {
         return Err("no bin counts to compare".into());
     }
-    let vectors = sets.first().is_some_and(|s| s.kind() != Kind::TopLabel);
+    let readings = ClassReadings::of(sets.first().map(|s| s.kind()), positions_differ);
     let index: Vec<ModelIndex> = sets
         .iter()
-        .map(|set| ModelIndex::new(set, vectors))
+        .map(|set| ModelIndex::new(set, readings.vectors()))
         .collect();
     let names: Vec<&str> = models.iter().map(|(n, _)| n.as_str()).collect();
     let error: Vec<f64> = index
@@ -242,7 +292,7 @@ pub fn flips_section(
         .map(|m| m.error().unwrap_or(f64::NAN))
         .collect();
     let pair = [s.m_ref, s.m];
-    let ranking = match ranked_values(&index, vectors, metric, binning, &pair) {
+    let ranking = match ranked_values(&index, &readings, metric, binning, &pair) {
         Err(why) => unavailable(why),
         Ok(values) => {
             let mut out = sweep_json(&values, &error, &pair, &names);
@@ -260,7 +310,7 @@ pub fn flips_section(
     let matrices: Map<String, Value> = RankedMetric::ALL
         .into_iter()
         .map(|metric| {
-            let v = match ranked_values(&index, vectors, metric, binning, &s.bins) {
+            let v = match ranked_values(&index, &readings, metric, binning, &s.bins) {
                 Ok(values) => sweep_json(&values, &error, &s.bins, &names),
                 Err(why) => unavailable(why),
             };

@@ -35,8 +35,9 @@ use serde_json::{json, Map, Value};
 
 pub use contract::{CONTRACT, CONTRACT_OF_UNVERSIONED};
 pub use flips_record::{
-    complete_values, flips_section, flips_settings_of, rank_change, ranked_values, scaled_first,
-    sets_to_rank, temperature_json, unranked, FlipsSettings, FlipsTemperature, FLIPS_M_MAX,
+    complete_values, flips_section, flips_section_in, flips_settings_of, rank_change,
+    ranked_values, scaled_first, sets_to_rank, temperature_json, unranked, ClassReadings,
+    FlipsSettings, FlipsTemperature, FLIPS_M_MAX,
 };
 pub use markdown::{markdown, record_markdown};
 pub use multi::{multi_model_json, ranking_metric, sweep_json};

@@ -22,8 +22,11 @@ use serde_json::{json, Value};
 
 /// The keys that read a class position across rows (anywhere in the document:
 /// the audit, the recalibration's before/after, the models of a multi-model audit).
-const CLASSWISE_KEYS: [&str; 14] = [
+const CLASSWISE_KEYS: [&str; 16] = [
     "classwise",
+    // the classwise metrics' rankings of a multi-model audit (`ranking.metrics`)
+    "cwece",
+    "lince_cw",
     "prob_argsort_identical_per_class",
     "prob_auc_change_per_class",
     "prob_auc_macro_change",

@@ -17,7 +17,7 @@ use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::reading;
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
 use calibscope_core::PredictionSet;
-use calibscope_io::Options;
+use calibscope_io::{Dataset, Options};
 use calibscope_share::{FileRef, MappingState, ViewState};
 use serde_json::{json, Map, Value};
 
@@ -425,7 +425,7 @@ pub fn reverify(
         None => None,
     };
     let tables = match parsed {
-        Ok(d) => record_tables_with(&d.models, flips.as_ref(), bootstrap.as_ref())?,
+        Ok(d) => record_tables_with(d, flips.as_ref(), bootstrap.as_ref())?,
         Err(_) => Map::new(),
     };
     let recomputed = Record {
@@ -465,10 +465,10 @@ pub fn reverify(
 /// ([`crate::flips_section`]) under `flips`. The CLI's `audit --record`, the app's
 /// records and [`reverify`] all make their tables here.
 pub fn record_tables(
-    models: &[(String, PredictionSet)],
+    dataset: &Dataset,
     flips: Option<&crate::FlipsSettings>,
 ) -> Result<Map<String, Value>, String> {
-    record_tables_with(models, flips, None)
+    record_tables_with(dataset, flips, None)
 }
 
 /// [`record_tables`] with the tables of METRICS.md §8 when `bootstrap` (the audit
@@ -477,10 +477,11 @@ pub fn record_tables(
 /// `models.<name>`) and the flips section's noise
 /// ([`crate::flips_noise::flips_section_with_noise`]).
 pub fn record_tables_with(
-    models: &[(String, PredictionSet)],
+    dataset: &Dataset,
     flips: Option<&crate::FlipsSettings>,
     bootstrap: Option<&calibscope_core::bootstrap::BootstrapSettings>,
 ) -> Result<Map<String, Value>, String> {
+    let models = dataset.models.as_slice();
     let mut out = report_tables(models, REPORT_M);
     if bootstrap.is_some() {
         match models {
@@ -504,10 +505,20 @@ pub fn record_tables_with(
             }
         }
     }
+    let positions_differ = dataset
+        .detection
+        .ragged
+        .as_ref()
+        .map(|r| r.why_positions_differ());
     if let (Some(settings), true) = (flips, models.len() >= 2) {
         out.insert(
             "flips".into(),
-            crate::flips_noise::flips_section_with_noise(models, settings, bootstrap)?,
+            crate::flips_noise::flips_section_with_noise(
+                models,
+                settings,
+                bootstrap,
+                positions_differ.as_deref(),
+            )?,
         );
     }
     Ok(out)

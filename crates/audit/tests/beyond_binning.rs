@@ -230,7 +230,7 @@ fn record(ds: &Dataset, files: &[&str], s: &BootstrapSettings) -> Record {
         },
         options: options(&[15]),
         audits: vec![doc_of(ds, &[15], s)],
-        tables: record_tables_with(&ds.models, Some(&flips), Some(s)).unwrap(),
+        tables: record_tables_with(ds, Some(&flips), Some(s)).unwrap(),
     }
 }
 
@@ -300,7 +300,7 @@ fn flips_noise_follows_its_rule() {
     let ds = open(file);
     let s = settings(2);
     let tables = record_tables_with(
-        &ds.models,
+        &ds,
         Some(&FlipsSettings {
             bins: vec![1, 2, 3, 5, 10, 20, 60],
             m: 2,
@@ -343,7 +343,7 @@ fn flips_noise_follows_its_rule() {
     assert_eq!(flips, listed);
     // a binning-free ranked metric has no noise section but says why
     let t = record_tables_with(
-        &ds.models,
+        &ds,
         Some(&FlipsSettings {
             metric: "error".into(),
             ..FlipsSettings::default()

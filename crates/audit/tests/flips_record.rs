@@ -151,11 +151,13 @@ fn a_record_with_its_flips_section_verifies_and_flags_a_tampered_flips_value() {
         settings: ViewState::default(),
         options: options.clone(),
         audits: vec![audit_document(&Ok(ds.clone()), name, &options)],
-        tables: record_tables(&ds.models, Some(&settings)).unwrap(),
+        tables: record_tables(&ds, Some(&settings)).unwrap(),
     }
     .to_json();
     // one model: no flips section
-    let one = record_tables(&ds.models[..1], Some(&settings)).unwrap();
+    let mut first = ds.clone();
+    first.models.truncate(1);
+    let one = record_tables(&first, Some(&settings)).unwrap();
     assert!(one.get("flips").is_none());
     let json = serde_json::to_string(&record).unwrap();
     let back = Record::from_json(&serde_json::from_str(&json).unwrap()).unwrap();
@@ -234,7 +236,7 @@ fn the_markdown_summary_of_a_record_shows_its_ranking_and_flips() {
         settings: ViewState::default(),
         options,
         audits: vec![doc.clone()],
-        tables: record_tables(&ds.models, Some(&settings)).unwrap(),
+        tables: record_tables(&ds, Some(&settings)).unwrap(),
     }
     .to_json();
     let binning = calibscope_core::binning::Binning::Width;

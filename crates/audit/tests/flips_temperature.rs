@@ -183,7 +183,7 @@ fn a_temperature_first_record_carries_the_switch_and_taus_and_verifies() {
         settings: ViewState::default(),
         options: options.clone(),
         audits: vec![audit_document(&Ok(ds.clone()), &ds.name, &options)],
-        tables: record_tables(&ds.models, Some(&settings)).unwrap(),
+        tables: record_tables(&ds, Some(&settings)).unwrap(),
     }
     .to_json();
     let text = serde_json::to_string(&record).unwrap();

@@ -8,25 +8,27 @@
 use crate::commands::{binning, check_bins, input_failure, read, write_stdout, Failure, Outcome};
 use crate::FlipsArgs;
 use calibscope_audit::flips_noise::noise_sections;
-use calibscope_audit::{ranked_values, scaled_first, sets_to_rank, sweep_json, temperature_json};
+use calibscope_audit::{
+    ranked_values, scaled_first, sets_to_rank, sweep_json, temperature_json, ClassReadings,
+};
 use calibscope_core::rank::ranking_sweep;
 use calibscope_core::sweep::{clip_bins, ModelIndex, RankedMetric};
-use calibscope_core::Kind;
 use serde_json::{json, Map, Value};
 
 /// A metric's values per bin count (`[j][i]`: model `i` at `bins[j]`), or why not.
 type Values = Result<Vec<Vec<f64>>, String>;
 
-/// [`ranked_values`], naming the metrics top-label input allows when it says no.
+/// [`ranked_values`], naming the metrics that rank without class readings when it
+/// says no.
 fn values_of(
     models: &[ModelIndex],
-    vectors: bool,
+    readings: &ClassReadings,
     metric: RankedMetric,
     binning: calibscope_core::binning::Binning,
     bins: &[usize],
 ) -> Values {
-    ranked_values(models, vectors, metric, binning, bins).map_err(|why| {
-        if metric.needs_vectors() && !vectors {
+    ranked_values(models, readings, metric, binning, bins).map_err(|why| {
+        if metric.needs_vectors() && !readings.vectors() {
             format!("{why} (use confece, confce, confce_corr, rmsce_conf, error or l_conf)")
         } else {
             why
@@ -53,8 +55,13 @@ pub fn flips(args: FlipsArgs) -> Outcome {
         .map_err(|why| Failure::Input(format!("calibscope flips: {why}")))?;
     let sets = sets_to_rank(&dataset.models, scaled.as_ref());
     let n = sets.first().map_or(0, |s| s.n());
-    let vectors = sets.first().is_some_and(|s| s.kind() != Kind::TopLabel);
-    let classwise = metrics.iter().any(|m| m.needs_vectors());
+    let positions_differ = dataset
+        .detection
+        .ragged
+        .as_ref()
+        .map(|r| r.why_positions_differ());
+    let readings = ClassReadings::of(sets.first().map(|s| s.kind()), positions_differ.as_deref());
+    let classwise = readings.vectors() && metrics.iter().any(|m| m.needs_vectors());
     let models: Vec<ModelIndex> = sets
         .iter()
         .map(|set| ModelIndex::new(set, classwise))
@@ -68,7 +75,7 @@ pub fn flips(args: FlipsArgs) -> Outcome {
         .collect();
     let results: Vec<(RankedMetric, Values)> = metrics
         .iter()
-        .map(|&m| (m, values_of(&models, vectors, m, binning, &bins)))
+        .map(|&m| (m, values_of(&models, &readings, m, binning, &bins)))
         .collect();
     if let [(_, Err(why))] = results.as_slice() {
         return Err(Failure::Input(format!("calibscope flips: {why}")));

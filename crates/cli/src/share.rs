@@ -88,7 +88,7 @@ pub fn record(
         options,
         audits: vec![doc],
         tables: calibscope_audit::record_tables_with(
-            &dataset.models,
+            dataset,
             Some(&flips_settings(&args.flips)),
             Some(&args.bootstrap.settings(args.threads)),
         )

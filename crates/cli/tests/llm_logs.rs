@@ -147,3 +147,63 @@ fn an_mmlu_log_is_grouped_by_subject_unless_told_none() {
         assert_eq!(plain["reliability"], grouped["reliability"]);
     }
 }
+
+/// Two models' ragged logs: the ranking flips and the multi-model audit rank only
+/// the metrics that read each question's own choices; the classwise ones say why.
+#[test]
+fn ragged_logs_of_two_models_rank_no_classwise_metric() {
+    let a = data("lm_eval/samples_arc_like.jsonl");
+    let dir = std::env::temp_dir().join(format!("calibscope-ragged2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let b = dir.join("samples_arc_like_b.jsonl");
+    std::fs::copy(&a, &b).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let flips: Value = serde_json::from_str(&run(&[
+        "flips",
+        "--metric",
+        "all",
+        "--bootstrap",
+        "0",
+        "--json",
+        a,
+        b,
+    ]))
+    .unwrap();
+    for metric in ["lince_cw", "cwece", "brier_over_k"] {
+        let why = flips["metrics"][metric]["unavailable"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{metric}: {}", flips["metrics"][metric]));
+        assert!(why.contains("between 3 and 5 choices"), "{metric}: {why}");
+    }
+    for metric in ["confece", "confce_corr", "l_conf"] {
+        assert!(
+            flips["metrics"][metric].get("unavailable").is_none(),
+            "{metric}"
+        );
+        assert!(flips["metrics"][metric]["ranks"].is_object(), "{metric}");
+    }
+    let out = calibscope(&["flips", "--metric", "lince_cw", "--bootstrap", "0", a, b]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("needs every row to have the same classes"),
+        "{err}"
+    );
+    let audit: Value = serde_json::from_str(&run(&[
+        "audit",
+        "--json",
+        "--bootstrap",
+        "0",
+        "--no-recalibration",
+        a,
+        b,
+    ]))
+    .unwrap();
+    let ranked: Vec<&String> = audit["ranking"]["metrics"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(ranked, ["confce", "confce_corr", "confece", "rmsce_conf"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -27,12 +27,12 @@
 //! --temperature-first` and records); bin counts above that split's `min(n, 2000)`
 //! are lowered to it, and the answers say which were used.
 
-use calibscope_audit::{complete_values, rank_change, unranked};
+use calibscope_audit::{complete_values, rank_change, unranked, ClassReadings};
 use calibscope_core::binning::Binning;
 use calibscope_core::rank::{discordant_pairs, ranking_sweep, spearman};
 use calibscope_core::recal::first::{temperature_first, DEFAULT_FRACTION, DEFAULT_SEED};
 use calibscope_core::sweep::{clip_bins, sweep, ModelIndex, RankedMetric};
-use calibscope_core::{Kind, PredictionSet};
+use calibscope_core::PredictionSet;
 
 pub use calibscope_proto::flips::*;
 
@@ -120,10 +120,17 @@ impl Session {
         Ok(info.map_or(0, |t| t.n_evaluation))
     }
 
-    /// Whether the models have probability vectors (not top-label input).
-    fn has_vectors(&mut self) -> bool {
+    /// What the models give the classwise metrics: probability vectors, top-label
+    /// input, or a ragged log's class positions.
+    fn class_readings(&mut self) -> ClassReadings {
+        let positions_differ = self
+            .dataset
+            .detection
+            .ragged
+            .as_ref()
+            .map(|r| r.why_positions_differ());
         let (sets, _) = self.flips_parts();
-        sets.first().is_some_and(|s| s.kind() != Kind::TopLabel)
+        ClassReadings::of(sets.first().map(|s| s.kind()), positions_differ.as_deref())
     }
 
     /// Answers a ranking-flips question of request `id`.
@@ -188,7 +195,7 @@ impl Session {
         m_values: &[usize],
         tf: bool,
     ) -> Result<(ByM, Option<FlipsTemperature>), String> {
-        if let Some(why) = unranked(metric, self.has_vectors()) {
+        if let Some(why) = unranked(metric, &self.class_readings()) {
             return Err(why);
         }
         let (models, info) = self.flips_models(metric.needs_vectors(), tf)?;

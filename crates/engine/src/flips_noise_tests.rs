@@ -4,10 +4,9 @@
 
 use super::*;
 use calibscope_audit::flips_noise::noise_sections;
-use calibscope_audit::{ranked_values, scaled_first, sets_to_rank};
+use calibscope_audit::{ranked_values, scaled_first, sets_to_rank, ClassReadings};
 use calibscope_core::binning::Binning;
 use calibscope_core::sweep::ModelIndex;
-use calibscope_core::Kind;
 
 fn dataset(relative: &str) -> calibscope_io::Dataset {
     let path = calibscope_test_support::shared_path(relative);
@@ -26,13 +25,13 @@ fn cli(
 ) -> Vec<Option<Value>> {
     let scaled = scaled_first(&ds.models, tf).unwrap();
     let sets = sets_to_rank(&ds.models, scaled.as_ref());
-    let vectors = sets[0].kind() != Kind::TopLabel;
+    let readings = ClassReadings::of(Some(sets[0].kind()), None);
     let index: Vec<ModelIndex> = sets.iter().map(|s| ModelIndex::new(s, true)).collect();
     let names: Vec<&str> = ds.models.iter().map(|(n, _)| n.as_str()).collect();
     let bins = clip_bins(bins, sets[0].n());
     let values: Vec<Result<Vec<Vec<f64>>, String>> = RankedMetric::ALL
         .iter()
-        .map(|&m| ranked_values(&index, vectors, m, binning, &bins))
+        .map(|&m| ranked_values(&index, &readings, m, binning, &bins))
         .collect();
     let ranked: Vec<(RankedMetric, &[Vec<f64>])> = RankedMetric::ALL
         .iter()

@@ -285,3 +285,40 @@ fn flips_messages_round_trip() {
         ans
     );
 }
+
+/// Two models' ragged logs (questions with 3 to 5 choices): the classwise metrics
+/// say why they do not rank; the confidence metrics rank.
+#[test]
+fn flips_of_ragged_logs_say_why_no_classwise_metric_ranks() {
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../io/tests/data/lm_eval/samples_arc_like.jsonl");
+    let bytes = std::fs::read(&log).unwrap();
+    let parse = |name| calibscope_io::parse_bytes(name, &bytes, &Default::default()).unwrap();
+    let ds = calibscope_io::combine(vec![parse("a.jsonl"), parse("b.jsonl")]).unwrap();
+    assert!(ds.detection.ragged.is_some() && ds.models.len() == 2);
+    let mut s = Session::new(ds);
+    for metric in ["lince_cw", "cwece", "brier_over_k"] {
+        let FlipsAnswer::Curve(c) = answer(
+            &mut s,
+            FlipsRequest::Curve {
+                metric: metric.into(),
+                binning: Binning::Mass,
+            },
+        ) else {
+            panic!()
+        };
+        let why = c.unavailable.unwrap();
+        assert!(why.contains("between 3 and 5 choices"), "{metric}: {why}");
+    }
+    let FlipsAnswer::Curve(c) = answer(
+        &mut s,
+        FlipsRequest::Curve {
+            metric: "confce_corr".into(),
+            binning: Binning::Mass,
+        },
+    ) else {
+        panic!()
+    };
+    assert!(c.unavailable.is_none());
+    assert!(!c.values.is_empty());
+}

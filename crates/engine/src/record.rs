@@ -73,7 +73,7 @@ impl Session {
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };
         let dataset = self.dataset();
-        let tables = match record_tables(&dataset.models, flips.as_ref()) {
+        let tables = match record_tables(&dataset, flips.as_ref()) {
             Ok(t) => t,
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };

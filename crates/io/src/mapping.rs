@@ -145,10 +145,17 @@ impl Ragged {
     /// The sentence the audit gives instead of the classwise readings.
     pub fn why_no_classwise(&self) -> String {
         format!(
-            "Classwise readings are not available: the questions have between {} and {} choices, so a choice position (\"choice {}\") is not the same class from one question to the next. The confidence reading, NLL, Brier score, CSR and temperature scaling use each question's own choices; the recalibration maps fitted per choice position (Platt, isotonic and the others) are left out.",
-            self.min,
-            self.max,
-            self.max
+            "Classwise readings are not available: {}. The confidence reading, NLL, Brier score, CSR and temperature scaling use each question's own choices; the recalibration maps fitted per choice position (Platt, isotonic and the others) are left out.",
+            self.why_positions_differ()
+        )
+    }
+
+    /// Why a choice position names no class across rows (the clause every message
+    /// about it shares).
+    pub fn why_positions_differ(&self) -> String {
+        format!(
+            "the questions have between {} and {} choices, so a choice position (\"choice {}\") is not the same class from one question to the next",
+            self.min, self.max, self.max
         )
     }
 }

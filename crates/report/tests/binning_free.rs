@@ -44,7 +44,7 @@ fn record(bootstrap: Option<&BootstrapSettings>, csv: &str) -> Value {
             Sections::Sequential,
             bootstrap,
         )],
-        tables: record_tables_with(&dataset.models, None, bootstrap).unwrap(),
+        tables: record_tables_with(dataset, None, bootstrap).unwrap(),
         options,
     }
     .to_json()
@@ -121,7 +121,7 @@ fn flipped_pairs_say_whether_they_are_within_noise() {
         bins: vec![2, 60],
         ..Default::default()
     };
-    let tables = record_tables_with(&ds.models, Some(&flips), Some(&s)).unwrap();
+    let tables = record_tables_with(ds, Some(&flips), Some(&s)).unwrap();
     let mut record = record(Some(&s), &csv());
     record["tables"] = serde_json::json!(tables);
     let html = html_report(&record);

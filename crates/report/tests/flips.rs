@@ -30,7 +30,7 @@ fn record_of(name: &str, bytes: &[u8], settings: &FlipsSettings) -> Value {
         settings: ViewState::default(),
         options: options.clone(),
         audits: vec![audit_document(&Ok(ds.clone()), name, &options)],
-        tables: record_tables(&ds.models, Some(settings)).unwrap(),
+        tables: record_tables(&ds, Some(settings)).unwrap(),
     }
     .to_json()
 }
