@@ -3,6 +3,8 @@
 // tampered value is flagged ✗ with both values, and an HTML report's record verifies.
 // Multi-model records hold the Ranking flips view's numbers (tables.flips): the app's
 // verify with the CLI and in the app, the CLI's in the app, a tampered one is flagged.
+// A record made with the Slices view's grouping holds every group's audit, and both
+// verifiers recompute them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,6 +18,7 @@ mkdirSync(dir, { recursive: true });
 const RF = path.join(fixtures, 'real/breast_cancer_rf_p.csv');
 const GNB = path.join(fixtures, 'real/breast_cancer_gnb_p.csv');
 const ZOO = path.join(fixtures, 'multi/digits_zoo_probs.csv');
+const GROUPED = path.join(repo, 'crates/audit/tests/data/groups/synthetic_groups.csv');
 
 let browser;
 before(async () => {
@@ -197,5 +200,40 @@ test('a CLI multi-model record with its flips section verifies all ✓ in the ap
     // and shows the recorded ranking
     const rank = await page.getAttribute('[data-metric="ranking.metrics.lince_cw.width.ranks.5.3"]', 'data-value');
     assert.equal(Number(rank), rec.tables.flips.ranking.ranks['5'][3]);
+  });
+});
+
+test('a grouped record holds each group\'s audit; it verifies in the app and with calibscope verify, a tampered group value is flagged', async () => {
+  await withApp(async ({ page }) => {
+    await dropPaths(page, [GROUPED]);
+    await page.locator('#mapping details.correct > summary').click();
+    await page.locator('#map-groups input[value="cohort"]').check();
+    await page.locator('#map-apply').click();
+    await idle(page);
+    assert.equal(await page.locator('[data-field="groups"]').textContent(), 'cohort');
+    await openShare(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-record')]);
+    const file = path.join(dir, 'grouped.record.json');
+    await download.saveAs(file);
+    const rec = JSON.parse(readFileSync(file, 'utf8'));
+    const groups = rec.audits[0].groups;
+    assert.deepEqual(groups.columns, ['cohort']);
+    assert.equal(groups.values.length, 3);
+    assert.ok(rec.audits[0].worst_group, 'the worst group is recorded');
+    const out = spawnSync(cli, ['verify', file, GROUPED]);
+    assert.equal(out.status, 0, out.stdout.toString() + out.stderr.toString());
+    const r = await dropToVerify(page, [file, GROUPED]);
+    assert.equal(r.failed, 0, r.text);
+    const rows = page.locator('#verify-checks tr[data-path^="audits.0.groups.values."]');
+    assert.ok(await rows.count() > 30, `${await rows.count()} group values verified`);
+    // a tampered group's ECE is flagged, by both
+    assert.equal(typeof groups.values[0].ece, 'number', 'each group has its ECE');
+    groups.values[0].ece += 0.01;
+    const tampered = path.join(dir, 'grouped.tampered.record.json');
+    writeFileSync(tampered, JSON.stringify(rec));
+    assert.equal(spawnSync(cli, ['verify', tampered, GROUPED]).status, 1);
+    const t = await dropToVerify(page, [tampered, GROUPED]);
+    assert.ok(t.failed >= 1, t.text);
+    assert.equal(await page.locator('#verify-checks tr[data-path="audits.0.groups.values.0.ece"]').getAttribute('data-status'), 'differs');
   });
 });
