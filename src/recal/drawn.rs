@@ -120,7 +120,7 @@ fn table_view(base: &str, binning: Binning, rows: &[Row], set: &str) -> AnyView 
 
 /// The fitted map of each method, drawn from the worker's curves.
 pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
-    let offered = crate::recal::offered(vd);
+    let offered = crate::recal::state::offered(vd);
     let figs = [(Method::Temperature, "temperature"), (Method::Platt, "Platt"), (Method::Isotonic, "isotonic")]
         .into_iter()
         .filter(|(method, _)| offered.contains(method))

@@ -110,7 +110,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
     let prefix_l = prefix.clone();
     let prefix_t = prefix.clone();
     let maps = maps_view(&vd, binary);
-    let offered = crate::recal::offered(&vd);
+    let offered = crate::recal::state::offered(&vd);
     let left_out = vd.left_out.clone();
     view! {
         <section class="recal-split" aria-label="Split">

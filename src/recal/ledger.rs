@@ -285,7 +285,7 @@ pub fn invariants(prefix: &str, section: &Value, view_data: &RecalView, binary: 
 
 /// The same probability-level checks for every method, side by side.
 fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
-    let methods: Vec<(Method, &str)> = crate::recal::offered(view_data)
+    let methods: Vec<(Method, &str)> = crate::recal::state::offered(view_data)
         .into_iter()
         .map(|m| (m, m.title()))
         .collect();

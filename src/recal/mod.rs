@@ -26,16 +26,6 @@ use crate::recal::fitted::Fitted;
 use crate::recal::state::RecalState;
 use crate::shared::widgets::model_select;
 
-/// The methods the view offers for `view`'s data set: every method, or temperature
-/// scaling alone when the others are left out (a ragged log's class positions).
-pub fn offered(view: &crate::proto::RecalView) -> Vec<calibscope_audit::Method> {
-    use calibscope_audit::Method;
-    match view.left_out {
-        Some(_) => vec![Method::Temperature],
-        None => Method::ALL.to_vec(),
-    }
-}
-
 #[component]
 pub fn Recalibrate() -> impl IntoView {
     let store = expect_context::<Store>();

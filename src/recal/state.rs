@@ -314,3 +314,13 @@ impl RecalState {
 pub(crate) fn f64_at(v: &Value, path: &str) -> Option<f64> {
     get_path(v, path).and_then(Value::as_f64)
 }
+
+/// The methods the view offers for `view`'s data set: every method, or temperature
+/// scaling alone when the others are left out (a ragged log's class positions).
+pub fn offered(view: &RecalView) -> Vec<calibscope_audit::Method> {
+    use calibscope_audit::Method;
+    match view.left_out {
+        Some(_) => vec![Method::Temperature],
+        None => Method::ALL.to_vec(),
+    }
+}
