@@ -1,11 +1,12 @@
 // Browser benchmark of the Slices view (issue 32's targets: the per-group table
 // ≤ 1 s after the audit, brushing a bin ≤ 50 ms p95) on 1M binary rows
-// `label,p,site`: 50 sites, p uniform, y ~ Bernoulli(p) except site s7, whose
-// accuracy is 0.15 lower (the input of BENCHMARKS.md's native Slices numbers, drawn
-// here by a seeded generator; written once to bench/out/, which is not committed).
+// `label,p,site`: 50 sites, p uniform, the predicted class right with probability
+// its confidence, except in site s7, where it is 0.15 less (overconfident; drawn by a
+// seeded generator, written once to bench/out/, which is not committed).
 // The file is picked, grouped by site in the mapping panel, then timed:
 //   table: from the click on the Slices tab to the 50 groups' rows in the table;
-//   test:  from the same click to the permutation test's answer (1000 permutations);
+//   test:  from the same click to the second part: the permutation test (1000
+//          permutations) and each group's verdict (1000 bootstrap replicates);
 //   brush: from the click on a bin of a group's small diagram to its first page of
 //          rows (the panel closed in between, so every bin is a new request);
 // and the longest main-thread task meanwhile. Not part of the test suite.
@@ -46,8 +47,11 @@ function writeInput(file) {
   for (let i = 0; i < N; i++) {
     const site = Math.floor(u() * SITES);
     const p = u();
-    const acc = site === 7 ? p - 0.15 : p;
-    const y = u() < acc ? 1 : 0;
+    // the predicted class is right with probability its confidence (0.15 less in s7)
+    const predicted = p >= 0.5 ? 1 : 0;
+    const confidence = Math.max(p, 1 - p);
+    const right = u() < (site === 7 ? confidence - 0.15 : confidence);
+    const y = right ? predicted : 1 - predicted;
     chunk += `${y},${p.toPrecision(12)},s${site}\n`;
     if (chunk.length > 1 << 20) { writeSync(fd, chunk); chunk = ''; }
   }
@@ -56,7 +60,7 @@ function writeInput(file) {
   renameSync(tmp, file);
 }
 
-const file = path.join(repo, 'bench/out/slices_1m.csv');
+const file = path.join(repo, 'bench/out/slices_1m_v2.csv');
 writeInput(file);
 const browser = await launch();
 const tables = [];

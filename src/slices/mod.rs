@@ -199,7 +199,8 @@ pub fn Slices() -> impl IntoView {
             return view! { <section class="slices" id="slices"><p class="pending" id="slices-pending">"Computing the groups…"</p></section> }.into_any();
         };
         let prefix = store.prefix(a.model);
-        let complete = a.tested || a.permutations == 0 || a.spread.is_none();
+        // the second part brings the test and the groups' verdicts
+        let complete = a.tested;
         view! {
             <section class="slices" id="slices" aria-labelledby="slices-title"
                 data-complete=complete.to_string()>
@@ -217,10 +218,21 @@ pub fn Slices() -> impl IntoView {
                 </div>
                 {table_view(a.clone(), prefix.clone(), filter, large_only, sort)}
                 <BrushPanel target=target id="slices-brush"/>
-                {multiples_view(a, filter, large_only, sort, target)}
+                {multiples_view(a, prefix, filter, large_only, sort, target)}
             </section>
         }
         .into_any()
+    }
+}
+
+/// A verdict's kind in words (the table's column; the sentence is under the
+/// group's diagram).
+fn verdict_words(kind: &str) -> &'static str {
+    match kind {
+        "overconfident" => "overconfident",
+        "underconfident" => "underconfident",
+        "miscalibrated_in_places" => "miscalibrated in places",
+        _ => "no evidence of miscalibration",
     }
 }
 
@@ -238,7 +250,7 @@ fn summary_view(a: &SlicesAnswer, prefix: &str) -> impl IntoView {
         (None, _, _) => view! { <p id="slices-test">"No comparison: fewer than two groups have " {a.min_size} " samples or more."</p> }.into_any(),
         (Some(spread), false, _) => view! {
             <p id="slices-test">"Largest gap between groups (largest minus smallest ECE): " {num(format!("{prefix}groups.test.spread"), Some(spread))}
-                ". The permutation test is running…"</p>
+                ". The permutation test and the groups' verdicts are being computed…"</p>
         }.into_any(),
         (Some(spread), true, p) => view! {
             <p id="slices-test">"Largest gap between groups (largest minus smallest ECE): " {num(format!("{prefix}groups.test.spread"), Some(spread))}
@@ -289,6 +301,7 @@ fn table_view(
         })
         .collect_view();
     let worst = a.worst;
+    let tested = a.tested;
     let rows = move || {
         let (col, desc) = sort.get();
         shown(&a.groups, &filter.get(), large_only.get(), col, desc)
@@ -307,10 +320,16 @@ fn table_view(
                 } else {
                     String::new()
                 };
+                let verdict = match &g.verdict {
+                    Some(v) => view! { <span data-metric=format!("{base}audit.verdict.kind") data-value=v.kind.clone() title=v.text.clone()>{verdict_words(&v.kind)}</span> }.into_any(),
+                    None if !tested => view! { <span class="pending">"testing…"</span> }.into_any(),
+                    None => view! { <span class="pending">"—"</span> }.into_any(),
+                };
                 view! {
                     <tr data-group=g.group.clone() data-index=i.to_string() class:worst=Some(i) == worst class:too-small=g.too_small>
                         <th scope="row" data-metric=format!("{base}group") data-value=g.group.clone()>{if g.group.is_empty() { "(empty)".to_string() } else { g.group.clone() }}</th>
                         {cells}
+                        <td class="verdict-kind">{verdict}</td>
                         <td class="status" data-too-small=g.too_small.to_string()>{status}</td>
                     </tr>
                 }
@@ -320,11 +339,11 @@ fn table_view(
     view! {
         <div class="scroll">
             <table id="slices-table">
-                <thead><tr>{heads}<th scope="col">"status"</th></tr></thead>
+                <thead><tr>{heads}<th scope="col">"verdict"</th><th scope="col">"status"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        <p class="legend">"ECE at " {a.m} " " {a.binning.map_or("", |b| b.name())} " bins (the Audit view's setting); accuracy, CSR and P_risk of the confidence; smooth ECE without bins. Sort by a column with its header's button; press it again to reverse."</p>
+        <p class="legend">"ECE at " {a.m} " " {a.binning.map_or("", |b| b.name())} " bins (the Audit view's setting); accuracy, CSR and P_risk of the confidence; smooth ECE without bins; the verdict of each group's rows alone, as the Audit view decides it (its sentence is under the group's diagram). Sort by a column with its header's button; press it again to reverse."</p>
     }
 }
 
@@ -332,6 +351,7 @@ fn table_view(
 /// bin of a group can be listed (brushing).
 fn multiples_view(
     a: SlicesAnswer,
+    prefix: String,
     filter: RwSignal<String>,
     large_only: RwSignal<bool>,
     sort: RwSignal<(Col, bool)>,
@@ -374,10 +394,14 @@ fn multiples_view(
                         }
                     })
                     .collect_view();
+                let sentence = g.verdict.as_ref().map(|v| view! {
+                    <p class="verdict-text" data-metric=format!("{prefix}groups.values.{i}.audit.verdict.text") data-value=v.text.clone()>{v.text.clone()}</p>
+                });
                 view! {
                     <figure class="multiple" data-group=g.group.clone() class:too-small=g.too_small>
                         <figcaption>{g.group.clone()} " · n = " {g.n} {g.too_small.then_some(" · too small")}</figcaption>
                         <div class="svg" role="img" aria-label=format!("Reliability diagram of group {}", g.group) inner_html=svg></div>
+                        {sentence}
                         <div class="bins" role="group" aria-label=format!("Bins of group {} (list their rows)", g.group)>{bins}</div>
                     </figure>
                 }

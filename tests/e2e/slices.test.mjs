@@ -91,8 +91,14 @@ test('grouped in the mapping panel, the Slices view singles out the overconfiden
     }
     compared += 1;
   }
-  // 3 groups × (name, n, accuracy, ECE, smooth ECE, CSR, P_risk) + worst group + test
-  assert.ok(compared >= 3 * 7 + 3 + 4, `${compared} numbers compared`);
+  // 3 groups × (name, n, accuracy, ECE, smooth ECE, CSR, P_risk, verdict kind and
+  // sentence) + worst group + test
+  assert.ok(compared >= 3 * 9 + 3 + 4, `${compared} numbers compared`);
+  // each group's verdict, of its rows alone: the overconfident group is called so
+  const kind = (group) => page.locator(`#slices-table tr[data-group="${group}"] td.verdict-kind [data-metric$=".audit.verdict.kind"]`).getAttribute('data-value');
+  assert.equal(await kind('overconfident'), 'overconfident');
+  assert.equal(await kind('calibrated_a'), 'no_evidence');
+  assert.match(await page.locator('#slices-multiples figure[data-group="overconfident"] .verdict-text').innerText(), /^Overconfident: confidence exceeds accuracy by/);
   for (const v of doc.groups.values) {
     assert.ok(shown.some((d) => d.metric.endsWith('.ece') && Number(d.value) === v.ece), `ECE of ${v.group}`);
   }

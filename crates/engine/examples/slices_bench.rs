@@ -1,5 +1,6 @@
 //! The Slices view's worker side on a grouped file (issue 32): the table (first
-//! request of a model, then a bin count change), the permutation test, and brushing
+//! request of a model, then a bin count change), the second part (the permutation
+//! test and each group's verdict, then the test alone, the verdicts kept), and brushing
 //! (a bin's first page, p50/p95 over every bin), single-threaded as in the worker.
 //!
 //! `cargo run --release -p calibscope-engine --example slices_bench -- FILE COLUMN`
@@ -51,9 +52,15 @@ fn main() {
         panic!("no test")
     };
     println!(
-        "with the permutation test (1,000, one thread): {:.1} ms, p = {:?}",
+        "with the permutation test (1,000, one thread) and the groups' verdicts (1,000 replicates each): {:.1} ms, p = {:?}",
         ms(t),
         answer.p_value
+    );
+    let t = Instant::now();
+    s.slices(1, 4, &request(20), true);
+    println!(
+        "the same at another bin count (the verdicts kept): {:.1} ms",
+        ms(t)
     );
     let mut times = Vec::new();
     for (i, bin) in (0..15).cycle().take(60).enumerate() {

@@ -17,8 +17,10 @@
 //! ([`BinIndex`]); a page of a bin's rows, in sample order, is then one scan of that
 //! index.
 
+use calibscope_audit::beyond_binning::verdict_json;
 use calibscope_core::beyond::{risk_metrics, RiskMetrics};
 use calibscope_core::binning::{Binning, SortedReading};
+use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::groups::{group_calibration, GroupSettings};
 use calibscope_core::reading::{self, Pairs, ProbView, TopLabels};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
@@ -27,7 +29,7 @@ use calibscope_core::Kind;
 use calibscope_io::Ids;
 
 use crate::proto::slices::{
-    BrushAnswer, BrushRequest, BrushRow, SliceGroup, SlicesAnswer, SlicesRequest,
+    BrushAnswer, BrushRequest, BrushRow, GroupVerdict, SliceGroup, SlicesAnswer, SlicesRequest,
 };
 use crate::proto::{codes, FromWorker, Reading};
 use crate::{worker_error, Session};
@@ -72,6 +74,8 @@ pub struct SlicesCache {
     /// The last whole-set reading brushed.
     whole: Option<((usize, Reading), WholeReading)>,
     index: Option<BinIndex>,
+    /// The groups' verdicts of the model of `top` (they do not depend on the bins).
+    verdicts: Option<Vec<Option<GroupVerdict>>>,
 }
 
 fn gather_top(top: &TopLabels, rows: &[u32]) -> TopLabels {
@@ -115,10 +119,38 @@ impl Session {
         self.slices.top = Some((model, top));
         self.slices.groups = groups;
         self.slices.index = None;
+        self.slices.verdicts = None;
+    }
+
+    /// Each group's verdict of the model whose groups are made (computed once): the
+    /// verdict of its rows alone with the default bootstrap (1000 replicates, seed
+    /// 0, α = 0.05), as `calibscope audit --group` gives it.
+    fn group_verdicts(&mut self) -> &[Option<GroupVerdict>] {
+        if self.slices.verdicts.is_none() {
+            let model = self.slices.top.as_ref().expect("made by slices_model").0;
+            let set = &self.models[model].set;
+            let settings = BootstrapSettings {
+                threads: 1,
+                ..BootstrapSettings::default()
+            };
+            let verdicts = self
+                .slices
+                .groups
+                .iter()
+                .map(|d| {
+                    let rows: Vec<usize> = d.rows.iter().map(|&i| i as usize).collect();
+                    let v = verdict_json(&reading::subset(set, &rows), &settings);
+                    serde_json::from_value::<GroupVerdict>(v).ok()
+                })
+                .collect();
+            self.slices.verdicts = Some(verdicts);
+        }
+        self.slices.verdicts.as_deref().expect("made above")
     }
 
     /// Answers a [`crate::proto::ToWorker::Slices`]: the groups' table (`tested`
-    /// false) when `test` is false, else with the permutation test.
+    /// false) when `test` is false, else with the permutation test and each group's
+    /// verdict.
     pub fn slices(&mut self, id: u64, gen: u64, r: &SlicesRequest, test: bool) -> FromWorker {
         let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
         if r.model >= self.models.len() {
@@ -175,10 +207,16 @@ impl Session {
                 csr: d.risk.csr,
                 p_risk: d.risk.p_risk,
                 rows: reliability_table(&d.sorted, r.binning, r.m, DEFAULT_ALPHA),
+                verdict: None,
             })
             .collect();
         answer.worst = cal.worst;
         answer.spread = cal.spread;
+        if test {
+            for (g, v) in answer.groups.iter_mut().zip(self.group_verdicts()) {
+                g.verdict = v.clone();
+            }
+        }
         answer.tested = test;
         answer.p_value = cal.p_value;
         answer.exceed = cal.exceed;
@@ -187,7 +225,8 @@ impl Session {
         FromWorker::Slices {
             id,
             gen,
-            complete: test || r.permutations == 0 || cal.spread.is_none(),
+            // the second part brings the test and the groups' verdicts
+            complete: test,
             answer,
         }
     }

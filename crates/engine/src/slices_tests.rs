@@ -72,10 +72,8 @@ fn the_groups_equal_the_grouped_audit() {
                 seed: 7,
                 threads: 2,
             };
-            let bootstrap = BootstrapSettings {
-                replicates: 0,
-                ..BootstrapSettings::default()
-            };
+            // the default bootstrap: each group's verdict as the page gives it
+            let bootstrap = BootstrapSettings::default();
             let (doc, worst_doc) = groups_json(
                 &set,
                 &groups,
@@ -108,7 +106,27 @@ fn the_groups_equal_the_grouped_audit() {
                 let rows = &v["audit"]["readings"]["confidence"][binning.name()]["15"];
                 assert_eq!(g.ece, num(&rows["ece"]));
                 assert_eq!(g.rows.iter().map(|r| r.n).sum::<usize>(), g.n);
+                // the verdict of the group's rows alone
+                let want = &v["audit"]["verdict"];
+                let got = g.verdict.as_ref().expect("a verdict with the test");
+                assert_eq!(
+                    got.text,
+                    want["text"].as_str().unwrap(),
+                    "{file} {}",
+                    g.group
+                );
+                assert_eq!(got.kind, want["kind"].as_str().unwrap());
+                assert_eq!(got.d, num(&want["d"]));
+                assert_eq!(
+                    got.d_interval,
+                    [num(&want["d_interval"][0]), num(&want["d_interval"][1])]
+                );
+                assert_eq!(got.p, num(&want["p"]));
             }
+            assert!(
+                first.groups.iter().all(|g| g.verdict.is_none()),
+                "not before the test"
+            );
             let test = &doc["test"];
             assert_eq!(page.spread, num(&test["spread"]));
             assert_eq!(page.p_value, num(&test["p_value"]));

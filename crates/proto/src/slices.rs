@@ -39,6 +39,24 @@ pub struct SliceGroup {
     pub p_risk: Option<f64>,
     /// The group's reliability table at `(binning, m)` (its small multiple).
     pub rows: Vec<Row>,
+    /// Its verdict (the audit JSON's `groups.values[i].audit.verdict`): sent with
+    /// the test, `None` before it or without a verdict.
+    #[serde(default)]
+    pub verdict: Option<GroupVerdict>,
+}
+
+/// A group's verdict: calibscope-audit's `verdict` object (the keys the page shows).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupVerdict {
+    /// The sentence, e.g. "Overconfident: confidence exceeds accuracy by …".
+    pub text: String,
+    /// `no_evidence`, `overconfident`, `underconfident` or `miscalibrated_in_places`.
+    pub kind: String,
+    /// Mean confidence minus accuracy, and its bootstrap interval.
+    pub d: Option<f64>,
+    pub d_interval: [Option<f64>; 2],
+    /// The cumulative-differences test's p-value.
+    pub p: Option<f64>,
 }
 
 /// The answer of a [`SlicesRequest`] (the test comes in a second part).
