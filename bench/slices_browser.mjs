@@ -8,7 +8,8 @@
 //   test:  from the same click to the second part: the permutation test (1000
 //          permutations) and each group's verdict (1000 bootstrap replicates);
 //   brush: from the click on a bin of a group's small diagram to its first page of
-//          rows (the panel closed in between, so every bin is a new request);
+//          rows (the panel closed in between, so every bin is a new request); once
+//          while the second part runs, then 40 times after it;
 // and the longest main-thread task meanwhile. Not part of the test suite.
 //
 // Usage: CALIBSCOPE_URL=http://127.0.0.1:PORT node bench/slices_browser.mjs [--runs N] [--brushes N]
@@ -66,6 +67,7 @@ const browser = await launch();
 const tables = [];
 const tests = [];
 const brushMs = [];
+const duringMs = [];
 let longest = 0;
 for (let r = 0; r < runs; r++) {
   const { context, page } = await openApp(browser, { viewport: { width: 1440, height: 900 } });
@@ -82,7 +84,7 @@ for (let r = 0; r < runs; r++) {
       .observe({ type: 'longtask', buffered: false });
   });
   // the table, then the test, timed in the page from the click
-  const [table, test] = await page.evaluate(async (sites) => {
+  const [table, test, during] = await page.evaluate(async (sites) => {
     const t0 = performance.now();
     document.querySelector('#tab-slices').click();
     const when = (ok) => new Promise((resolve) => {
@@ -92,11 +94,20 @@ for (let r = 0; r < runs; r++) {
       mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
     const table = await when(() => document.querySelectorAll('#slices-table tbody tr').length === sites);
+    // a brush while the test and the verdicts run (the worker runs them in slices)
+    const button = document.querySelector('#slices-multiples figure button.bin');
+    const b0 = performance.now();
+    button.click();
+    await when(() => document.querySelector('#slices-brush')?.dataset.bin === button.dataset.bin
+      && document.querySelector('#slices-brush .brush-count'));
+    const during = performance.now() - b0;
     const test = await when(() => document.querySelector('#slices')?.dataset.complete === 'true');
-    return [table, test];
+    document.querySelector('#slices-brush .brush-close')?.click();
+    return [table, test, during];
   }, SITES);
   tables.push(table);
   tests.push(test);
+  duringMs.push(during);
   await idle(page);
   const buttons = await page.locator('#slices-multiples figure button.bin').count();
   for (let b = 0; b < Math.min(brushes, buttons); b++) {
@@ -130,6 +141,7 @@ console.log(JSON.stringify({
   rows: N, groups: SITES, runs,
   table_median_ms: q(tables, 0.5), table_ms: tables.map(Math.round),
   test_median_ms: q(tests, 0.5), test_ms: tests.map(Math.round),
+  brush_during_second_part_ms: duringMs.map(Math.round),
   brushes: brushMs.length, brush_p50_ms: q(brushMs, 0.5), brush_p95_ms: q(brushMs, 0.95), brush_max_ms: q(brushMs, 1),
   longest_task_ms: Math.round(longest),
 }));

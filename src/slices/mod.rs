@@ -206,6 +206,7 @@ pub fn Slices() -> impl IntoView {
                 data-complete=complete.to_string()>
                 <h2 id="slices-title">"Slices: calibration per group (" {a.columns.join(" × ")} ")"</h2>
                 {summary_view(&a, &prefix)}
+                {call.status("Permutations and bootstrap replicates run")}
                 {explanation(a.min_size)}
                 <div class="controls" role="group" aria-label="Filter the groups">
                     <label>"Group contains "

@@ -242,13 +242,50 @@ fn shuffle(codes: &mut [u32], seed: u64, b: u64) {
 }
 
 /// The groups' calibration of the confidence reading `pairs` with sample groups
-/// `codes` (each below `n_groups`); see the module docs.
+/// `codes` (each below `n_groups`); see the module docs. The permutation test runs
+/// here on `s.threads` threads; [`group_calibration_untested`] and
+/// [`PermutationTest`] run it in pieces (the same numbers).
 pub fn group_calibration(
     pairs: &Pairs,
     codes: &[u32],
     n_groups: usize,
     s: &GroupSettings,
 ) -> GroupCalibration {
+    let (mut out, test) = group_calibration_untested(pairs, codes, n_groups, s);
+    let Some(test) = test else {
+        return out;
+    };
+    let permutations = s.permutations;
+    let threads = s.threads.clamp(1, permutations);
+    let exceed = if threads == 1 {
+        test.exceed_in(0..permutations)
+    } else {
+        let chunk = permutations.div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|w| {
+                    let start = (w * chunk).min(permutations);
+                    let end = ((w + 1) * chunk).min(permutations);
+                    let test = &test;
+                    scope.spawn(move || test.exceed_in(start..end))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        })
+    };
+    test.finish(&mut out, exceed);
+    out
+}
+
+/// [`group_calibration`] without running the permutations: the groups' ECE, the
+/// worst group and the spread, with the test to run (`None` when there is none: fewer
+/// than two eligible groups, or no permutations asked for).
+pub fn group_calibration_untested(
+    pairs: &Pairs,
+    codes: &[u32],
+    n_groups: usize,
+    s: &GroupSettings,
+) -> (GroupCalibration, Option<PermutationTest>) {
     assert_eq!(pairs.len(), codes.len());
     let m = s.m.max(1);
     let mut n = vec![0usize; n_groups];
@@ -279,7 +316,7 @@ pub fn group_calibration(
         })
         .map(|(g, _)| g);
     let t = spread(&ece, &eligible);
-    let mut out = GroupCalibration {
+    let out = GroupCalibration {
         n,
         ece,
         eligible,
@@ -289,11 +326,8 @@ pub fn group_calibration(
         exceed: 0,
         permutations: 0,
     };
-    if t.is_none() {
-        return out;
-    }
-    if s.permutations == 0 {
-        return out;
+    if t.is_none() || s.permutations == 0 {
+        return (out, None);
     }
     // the eligible groups' samples, in sorted order
     let keep: Vec<usize> = (0..sorted.len())
@@ -307,43 +341,73 @@ pub fn group_calibration(
     let t = fast
         .spread(&u, &o, &c, &eligible, &mut Vec::new(), &mut Vec::new())
         .expect("two eligible groups");
-    let count = |range: std::ops::Range<usize>| -> usize {
+    let test = PermutationTest {
+        fast,
+        u,
+        o,
+        c,
+        eligible,
+        t,
+        seed: s.seed,
+        permutations: s.permutations,
+    };
+    (out, Some(test))
+}
+
+/// The permutation test of "the groups differ more than chance" (module docs),
+/// ready to run: each permutation `b` is drawn from its own generator, so any ranges
+/// of permutations, run in any order or on any thread, count the same.
+pub struct PermutationTest {
+    fast: FastEce,
+    u: Vec<f64>,
+    o: Vec<bool>,
+    c: Vec<u32>,
+    eligible: Vec<bool>,
+    /// The observed spread.
+    t: f64,
+    seed: u64,
+    permutations: usize,
+}
+
+impl PermutationTest {
+    /// The permutations asked for.
+    pub fn permutations(&self) -> usize {
+        self.permutations
+    }
+
+    /// How many of the permutations `range` reach the observed spread.
+    pub fn exceed_in(&self, range: std::ops::Range<usize>) -> usize {
         let (mut sums, mut rank) = (Vec::new(), Vec::new());
-        let mut codes = c.clone();
+        let mut codes = self.c.clone();
         let mut exceed = 0;
         for b in range {
-            codes.copy_from_slice(&c);
-            shuffle(&mut codes, s.seed, b as u64);
-            if fast
-                .spread(&u, &o, &codes, &eligible, &mut sums, &mut rank)
-                .is_some_and(|tb| tb >= t)
+            codes.copy_from_slice(&self.c);
+            shuffle(&mut codes, self.seed, b as u64);
+            if self
+                .fast
+                .spread(
+                    &self.u,
+                    &self.o,
+                    &codes,
+                    &self.eligible,
+                    &mut sums,
+                    &mut rank,
+                )
+                .is_some_and(|tb| tb >= self.t)
             {
                 exceed += 1;
             }
         }
         exceed
-    };
-    let threads = s.threads.clamp(1, s.permutations);
-    let exceed = if threads == 1 {
-        count(0..s.permutations)
-    } else {
-        let chunk = s.permutations.div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|w| {
-                    let start = (w * chunk).min(s.permutations);
-                    let end = ((w + 1) * chunk).min(s.permutations);
-                    let count = &count;
-                    scope.spawn(move || count(start..end))
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).sum()
-        })
-    };
-    out.exceed = exceed;
-    out.permutations = s.permutations;
-    out.p_value = Some((1 + exceed) as f64 / (1 + s.permutations) as f64);
-    out
+    }
+
+    /// Writes the test's answer into `out` (`exceed`: the count over every
+    /// permutation): p = (1 + exceed) / (1 + permutations).
+    pub fn finish(&self, out: &mut GroupCalibration, exceed: usize) {
+        out.exceed = exceed;
+        out.permutations = self.permutations;
+        out.p_value = Some((1 + exceed) as f64 / (1 + self.permutations) as f64);
+    }
 }
 
 #[cfg(test)]
@@ -354,6 +418,46 @@ mod tests {
         Pairs {
             forecast: rows.iter().map(|r| r.0).collect(),
             outcome: rows.iter().map(|r| r.1).collect(),
+        }
+    }
+
+    /// The test run in pieces of any size counts what it counts in one run, on one
+    /// thread or several, for groups that differ and groups that do not.
+    #[test]
+    fn a_test_run_in_pieces_counts_the_same() {
+        let mut rng = SplitMix64::new(11);
+        for shift in [0.0, 0.05] {
+            let (mut rows, mut codes) = (Vec::new(), Vec::new());
+            for i in 0..900 {
+                let g = (i % 3) as u32;
+                let c = 0.5 + 0.5 * rng.next_f64();
+                let truth = if g == 1 { c - shift } else { c };
+                rows.push((c, rng.next_f64() < truth));
+                codes.push(g);
+            }
+            let p = pairs(&rows);
+            for threads in [1, 3] {
+                let s = GroupSettings {
+                    permutations: 150,
+                    seed: 9,
+                    threads,
+                    min_size: 10,
+                    ..GroupSettings::default()
+                };
+                let whole = group_calibration(&p, &codes, 3, &s);
+                let (mut out, test) = group_calibration_untested(&p, &codes, 3, &s);
+                let test = test.expect("two eligible groups");
+                let mut exceed = 0;
+                let mut done = 0;
+                for size in [1, 7, 50, 1000] {
+                    let end = (done + size).min(test.permutations());
+                    exceed += test.exceed_in(done..end);
+                    done = end;
+                }
+                assert_eq!(done, 150);
+                test.finish(&mut out, exceed);
+                assert_eq!(out, whole, "shift {shift}, {threads} threads");
+            }
         }
     }
 

@@ -17,11 +17,11 @@
 //! ([`BinIndex`]); a page of a bin's rows, in sample order, is then one scan of that
 //! index.
 
-use calibscope_audit::beyond_binning::verdict_json;
 use calibscope_core::beyond::{risk_metrics, RiskMetrics};
 use calibscope_core::binning::{Binning, SortedReading};
-use calibscope_core::bootstrap::BootstrapSettings;
-use calibscope_core::groups::{group_calibration, GroupSettings};
+use calibscope_core::groups::{
+    group_calibration_untested, GroupCalibration, GroupSettings, PermutationTest,
+};
 use calibscope_core::reading::{self, Pairs, ProbView, TopLabels};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
 use calibscope_core::smece::smece;
@@ -75,7 +75,7 @@ pub struct SlicesCache {
     whole: Option<((usize, Reading), WholeReading)>,
     index: Option<BinIndex>,
     /// The groups' verdicts of the model of `top` (they do not depend on the bins).
-    verdicts: Option<Vec<Option<GroupVerdict>>>,
+    pub(crate) verdicts: Option<Vec<Option<GroupVerdict>>>,
 }
 
 fn gather_top(top: &TopLabels, rows: &[u32]) -> TopLabels {
@@ -122,63 +122,69 @@ impl Session {
         self.slices.verdicts = None;
     }
 
-    /// Each group's verdict of the model whose groups are made (computed once): the
-    /// verdict of its rows alone with the default bootstrap (1000 replicates, seed
-    /// 0, α = 0.05), as `calibscope audit --group` gives it.
-    fn group_verdicts(&mut self) -> &[Option<GroupVerdict>] {
-        if self.slices.verdicts.is_none() {
-            let model = self.slices.top.as_ref().expect("made by slices_model").0;
-            let set = &self.models[model].set;
-            let settings = BootstrapSettings {
-                threads: 1,
-                ..BootstrapSettings::default()
-            };
-            let verdicts = self
-                .slices
-                .groups
-                .iter()
-                .map(|d| {
-                    let rows: Vec<usize> = d.rows.iter().map(|&i| i as usize).collect();
-                    let v = verdict_json(&reading::subset(set, &rows), &settings);
-                    serde_json::from_value::<GroupVerdict>(v).ok()
-                })
-                .collect();
-            self.slices.verdicts = Some(verdicts);
-        }
-        self.slices.verdicts.as_deref().expect("made above")
-    }
-
     /// Answers a [`crate::proto::ToWorker::Slices`]: the groups' table (`tested`
     /// false) when `test` is false, else with the permutation test and each group's
-    /// verdict.
+    /// verdict, run here in one piece (the worker runs them in slices:
+    /// [`Session::slices_start`]).
     pub fn slices(&mut self, id: u64, gen: u64, r: &SlicesRequest, test: bool) -> FromWorker {
-        let bad = |msg: String| worker_error(id, codes::BAD_PARAMETERS, msg);
+        if !test {
+            return match self.slices_table(r, false) {
+                Ok(Some((answer, ..))) => FromWorker::Slices {
+                    id,
+                    gen,
+                    complete: false,
+                    answer,
+                },
+                Ok(None) => self.slices_ungrouped(id, gen, r),
+                Err(msg) => worker_error(id, codes::BAD_PARAMETERS, msg),
+            };
+        }
+        match self.slices_start(id, gen, r) {
+            Ok(Some(job)) => self.slices_finish(job),
+            Ok(None) => self.slices_ungrouped(id, gen, r),
+            Err(msg) => worker_error(id, codes::BAD_PARAMETERS, msg),
+        }
+    }
+
+    /// The answer for a data set without groups (complete: nothing to test).
+    pub(crate) fn slices_ungrouped(&self, id: u64, gen: u64, r: &SlicesRequest) -> FromWorker {
+        FromWorker::Slices {
+            id,
+            gen,
+            complete: true,
+            answer: SlicesAnswer {
+                model: r.model,
+                binning: Some(r.binning),
+                m: r.m,
+                min_size: r.min_size,
+                seed: r.seed,
+                ..SlicesAnswer::default()
+            },
+        }
+    }
+
+    /// The groups' table of `r` (untested), their calibration and, when `test`, the
+    /// permutation test to run; `None` when the data set has no groups; `Err` for a
+    /// request that cannot be answered.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn slices_table(
+        &mut self,
+        r: &SlicesRequest,
+        test: bool,
+    ) -> Result<Option<(SlicesAnswer, GroupCalibration, Option<PermutationTest>)>, String> {
         if r.model >= self.models.len() {
-            return bad(format!("there is no model {}", r.model));
+            return Err(format!("there is no model {}", r.model));
         }
         if r.m == 0 || r.m > crate::M_SLIDER_MAX.max(self.n()) {
-            return bad(format!(
+            return Err(format!(
                 "bin count {} is outside 1..{}",
                 r.m,
                 crate::M_SLIDER_MAX
             ));
         }
         self.slices_model(r.model);
-        let mut answer = SlicesAnswer {
-            model: r.model,
-            binning: Some(r.binning),
-            m: r.m,
-            min_size: r.min_size,
-            seed: r.seed,
-            ..SlicesAnswer::default()
-        };
         let Some(groups) = &self.dataset.groups else {
-            return FromWorker::Slices {
-                id,
-                gen,
-                complete: true,
-                answer,
-            };
+            return Ok(None);
         };
         let top = &self.slices.top.as_ref().expect("made above").1;
         let settings = GroupSettings {
@@ -189,46 +195,40 @@ impl Session {
             seed: r.seed,
             threads: 1,
         };
-        let cal = group_calibration(&top.pairs(), &groups.codes, groups.len(), &settings);
-        answer.columns = groups.columns.clone();
-        answer.groups = self
-            .slices
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(g, d)| SliceGroup {
-                group: groups.names[g].clone(),
-                values: groups.values[g].clone(),
-                n: d.rows.len(),
-                too_small: !cal.eligible[g],
-                accuracy: d.risk.acc,
-                ece: cal.ece[g],
-                smece: d.smece,
-                csr: d.risk.csr,
-                p_risk: d.risk.p_risk,
-                rows: reliability_table(&d.sorted, r.binning, r.m, DEFAULT_ALPHA),
-                verdict: None,
-            })
-            .collect();
-        answer.worst = cal.worst;
-        answer.spread = cal.spread;
-        if test {
-            for (g, v) in answer.groups.iter_mut().zip(self.group_verdicts()) {
-                g.verdict = v.clone();
-            }
-        }
-        answer.tested = test;
-        answer.p_value = cal.p_value;
-        answer.exceed = cal.exceed;
-        answer.permutations = cal.permutations;
-        answer.eligible_groups = cal.eligible.iter().filter(|&&e| e).count();
-        FromWorker::Slices {
-            id,
-            gen,
-            // the second part brings the test and the groups' verdicts
-            complete: test,
-            answer,
-        }
+        let (cal, permutation_test) =
+            group_calibration_untested(&top.pairs(), &groups.codes, groups.len(), &settings);
+        let answer = SlicesAnswer {
+            model: r.model,
+            binning: Some(r.binning),
+            m: r.m,
+            min_size: r.min_size,
+            seed: r.seed,
+            columns: groups.columns.clone(),
+            groups: self
+                .slices
+                .groups
+                .iter()
+                .enumerate()
+                .map(|(g, d)| SliceGroup {
+                    group: groups.names[g].clone(),
+                    values: groups.values[g].clone(),
+                    n: d.rows.len(),
+                    too_small: !cal.eligible[g],
+                    accuracy: d.risk.acc,
+                    ece: cal.ece[g],
+                    smece: d.smece,
+                    csr: d.risk.csr,
+                    p_risk: d.risk.p_risk,
+                    rows: reliability_table(&d.sorted, r.binning, r.m, DEFAULT_ALPHA),
+                    verdict: None,
+                })
+                .collect(),
+            worst: cal.worst,
+            spread: cal.spread,
+            eligible_groups: cal.eligible.iter().filter(|&&e| e).count(),
+            ..SlicesAnswer::default()
+        };
+        Ok(Some((answer, cal, permutation_test)))
     }
 
     /// The whole set's reading `reading` of `model`, sorted (kept for the next brush).
@@ -436,3 +436,7 @@ impl Session {
 #[cfg(test)]
 #[path = "slices_tests.rs"]
 mod tests;
+
+#[path = "slices_job.rs"]
+mod job;
+pub use job::SlicesJob;

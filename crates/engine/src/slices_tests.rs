@@ -225,3 +225,51 @@ fn brushed_rows_are_the_bins_samples() {
     };
     assert!(matches!(s.brush(1, 1, &r), FromWorker::Error { .. }));
 }
+
+/// The second part run in slices of any size (as the worker runs it) answers what
+/// it answers in one piece; a second part at another bin count keeps the verdicts
+/// (nothing to bootstrap again) and tests again.
+#[test]
+fn the_second_part_in_slices_is_the_same() {
+    let ds = dataset("synthetic_groups.csv", &["cohort"]);
+    let mut whole = Session::new(ds.clone());
+    let want = answer(whole.slices(1, 1, &request(Binning::Width, 15, 300), true)).1;
+    let mut s = Session::new(ds);
+    let mut job = s
+        .slices_start(2, 2, &request(Binning::Width, 15, 300))
+        .unwrap()
+        .unwrap();
+    let (_, total) = job.progress();
+    assert_eq!(
+        total,
+        300 + 3 * 1000,
+        "the permutations, then 1000 replicates per group"
+    );
+    let mut steps = 0;
+    for size in [1, 3, 50, 299, 7, 1000].into_iter().cycle() {
+        let (done, total) = job.step(size);
+        steps += 1;
+        if done >= total {
+            break;
+        }
+    }
+    assert!(steps > 6);
+    let got = answer(s.slices_finish(job)).1;
+    assert_eq!(got, want);
+    assert!(got.groups.iter().all(|g| g.verdict.is_some()));
+    // another bin count: the test runs again, the verdicts are kept
+    let job = s
+        .slices_start(3, 3, &request(Binning::Mass, 10, 300))
+        .unwrap()
+        .unwrap();
+    assert_eq!(job.progress(), (0, 300));
+    let again = answer(s.slices_finish(job)).1;
+    let verdicts = |a: &SlicesAnswer| {
+        a.groups
+            .iter()
+            .map(|g| g.verdict.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdicts(&again), verdicts(&got));
+    assert!(again.tested && again.p_value.is_some());
+}

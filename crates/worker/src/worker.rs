@@ -28,6 +28,8 @@ use bootstrap::start_bootstrap;
 mod flips_noise;
 #[path = "slices.rs"]
 mod slices;
+#[path = "slices_view.rs"]
+mod slices_view;
 use calibscope_io::{Options, ParseErrors, Parsed, Parser};
 use calibscope_proto::{
     codes, FromWorker, Limits, MappingOverride, ToWorker, ANSWER_CHANNEL_PREFIX, OUT_OF_MEMORY,
@@ -36,6 +38,7 @@ use calibscope_proto::{
 use calibscope_share::{FileRef, Sha256Hasher};
 use flips_noise::start_flips_noise;
 use js_sys::{Array, Promise, Reflect, Uint8Array};
+use slices_view::start_slices;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -114,6 +117,8 @@ struct State {
     /// The audit's second stage in progress (a newer one, or a new data set,
     /// replaces it: latest wins).
     beyond: Option<engine::beyond::BeyondJob>,
+    /// The Slices view's second part in progress (likewise).
+    slices_part: Option<engine::slices::SlicesJob>,
 }
 
 thread_local! {
@@ -374,39 +379,6 @@ fn start_verify(id: u64, files: Vec<File>) {
 }
 
 /// Posts what `f` answers with the open session (an error when none is open).
-/// The Slices view's table at once, then (unless cancelled meanwhile) the
-/// permutation test.
-fn start_slices(id: u64, gen: u64, request: engine::proto::slices::SlicesRequest) {
-    let first = STATE.with(|s| match s.borrow_mut().session.as_mut() {
-        None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
-        Some(session) => session.slices(id, gen, &request, false),
-    });
-    post(&first);
-    if !matches!(
-        first,
-        FromWorker::Slices {
-            complete: false,
-            ..
-        }
-    ) {
-        return;
-    }
-    wasm_bindgen_futures::spawn_local(async move {
-        yield_now().await;
-        let answer = STATE.with(|s| {
-            let mut s = s.borrow_mut();
-            if s.cancelled.remove(&id) {
-                return FromWorker::Cancelled { id };
-            }
-            match s.session.as_mut() {
-                None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
-                Some(session) => session.slices(id, gen, &request, true),
-            }
-        });
-        post(&answer);
-    });
-}
-
 fn with_session(id: u64, f: impl FnOnce(&mut Session) -> FromWorker) {
     let answer = STATE.with(|s| match s.borrow_mut().session.as_mut() {
         None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
@@ -619,6 +591,7 @@ pub(crate) fn install_session(id: u64, session: Session, refs: Vec<FileRef>) -> 
         let mut s = s.borrow_mut();
         s.session = Some(session);
         s.beyond = None;
+        s.slices_part = None;
     });
     msg
 }
