@@ -23,6 +23,20 @@ fn answer(s: &mut Session, request: FlipsRequest) -> FlipsAnswer {
     }
 }
 
+/// The curve of `metric` over the bin counts, equal-mass.
+fn mass_curve(s: &mut Session, metric: &str) -> crate::proto::flips::FlipsCurve {
+    match answer(
+        s,
+        FlipsRequest::Curve {
+            metric: metric.into(),
+            binning: Binning::Mass,
+        },
+    ) {
+        FlipsAnswer::Curve(c) => c,
+        other => panic!("not a curve: {other:?}"),
+    }
+}
+
 /// The worker's answers in the shape of the fixture's `ranking` and `models`.
 fn as_fixture(s: &mut Session, names: &[String], m_values: &[usize]) -> Value {
     let mut metrics = Map::new();
@@ -170,15 +184,7 @@ fn flips_answers_match_the_multi_fixtures() {
             }
         }
         // the curve of a binned metric at the fixture's bin counts
-        let FlipsAnswer::Curve(c) = answer(
-            &mut s,
-            FlipsRequest::Curve {
-                metric: "confce_corr".into(),
-                binning: Binning::Mass,
-            },
-        ) else {
-            panic!()
-        };
+        let c = mass_curve(&mut s, "confce_corr");
         for (i, n) in names.iter().enumerate() {
             for &m in &m_values {
                 let w = want["models"][n]["metrics"]["confce_corr"]["mass"][m.to_string()]
@@ -208,15 +214,7 @@ fn flips_say_what_top_label_input_cannot_give() {
     let p = shared.join("fixtures/synthetic/syn_uniform_perfect_n2000_s1_toplabel.csv");
     let mut s = session(&p);
     for metric in ["lince_cw", "cwece", "brier_over_k"] {
-        let FlipsAnswer::Curve(c) = answer(
-            &mut s,
-            FlipsRequest::Curve {
-                metric: metric.into(),
-                binning: Binning::Mass,
-            },
-        ) else {
-            panic!()
-        };
+        let c = mass_curve(&mut s, metric);
         assert!(c.unavailable.unwrap().contains("full probability vectors"));
         assert!(c.values.is_empty());
     }
@@ -298,27 +296,11 @@ fn flips_of_ragged_logs_say_why_no_classwise_metric_ranks() {
     assert!(ds.detection.ragged.is_some() && ds.models.len() == 2);
     let mut s = Session::new(ds);
     for metric in ["lince_cw", "cwece", "brier_over_k"] {
-        let FlipsAnswer::Curve(c) = answer(
-            &mut s,
-            FlipsRequest::Curve {
-                metric: metric.into(),
-                binning: Binning::Mass,
-            },
-        ) else {
-            panic!()
-        };
+        let c = mass_curve(&mut s, metric);
         let why = c.unavailable.unwrap();
         assert!(why.contains("between 3 and 5 choices"), "{metric}: {why}");
     }
-    let FlipsAnswer::Curve(c) = answer(
-        &mut s,
-        FlipsRequest::Curve {
-            metric: "confce_corr".into(),
-            binning: Binning::Mass,
-        },
-    ) else {
-        panic!()
-    };
+    let c = mass_curve(&mut s, "confce_corr");
     assert!(c.unavailable.is_none());
     assert!(!c.values.is_empty());
 }

@@ -1,7 +1,7 @@
 //! The Slices view in the worker (see [`start_slices`]).
 
-use super::slices::{next_slice, start_job};
-use super::{engine, now_ms, post, yield_now, State, STATE};
+use super::slices::{run_in_slices, start_job};
+use super::{engine, post, STATE};
 use calibscope_proto::slices::SlicesRequest;
 use calibscope_proto::{codes, FromWorker};
 
@@ -33,43 +33,11 @@ pub(super) fn start_slices(id: u64, gen: u64, request: SlicesRequest) {
         return;
     };
     STATE.with(|s| s.borrow_mut().slices_part = Some(job));
-    wasm_bindgen_futures::spawn_local(async move {
-        let mut per_slice = 1usize;
-        loop {
-            yield_now().await;
-            let ours = |s: &State| s.slices_part.as_ref().is_some_and(|j| j.id() == id);
-            let cancelled = STATE.with(|s| {
-                let mut s = s.borrow_mut();
-                let cancelled = s.cancelled.remove(&id) || !ours(&s);
-                if cancelled && ours(&s) {
-                    s.slices_part = None;
-                }
-                cancelled
-            });
-            if cancelled {
-                return post(&FromWorker::Cancelled { id });
-            }
-            let start = now_ms();
-            let (done, total) = STATE.with(|s| {
-                let mut s = s.borrow_mut();
-                s.slices_part
-                    .as_mut()
-                    .expect("checked above")
-                    .step(per_slice)
-            });
-            per_slice = next_slice(per_slice, now_ms() - start, SLICES_SLICE_MS);
-            if done >= total {
-                let answer = STATE.with(|s| {
-                    let mut s = s.borrow_mut();
-                    let job = s.slices_part.take().expect("checked above");
-                    match s.session.as_mut() {
-                        Some(session) => session.slices_finish(job),
-                        None => engine::worker_error(id, codes::NO_DATASET, "no data set is open"),
-                    }
-                });
-                return post(&answer);
-            }
-            post(&FromWorker::LabProgress { id, done, total });
-        }
-    });
+    run_in_slices(
+        id,
+        |s| &mut s.slices_part,
+        SLICES_SLICE_MS,
+        |n| n,
+        |session, job| session.slices_finish(job),
+    );
 }
