@@ -28,15 +28,15 @@ pub struct SlicesJob {
     exceed: usize,
     /// Each group's verdict: kept from an earlier part, or made as its stage ends.
     verdicts: Vec<Option<GroupVerdict>>,
-    /// The groups still to bootstrap (group, its staged bootstrap), in order; the
-    /// first `next` are done.
-    stages: Vec<(usize, Option<Staged>)>,
+    /// The groups' rows to bootstrap, in group order (empty when the verdicts are
+    /// kept from an earlier part); the first `next` are done.
+    subsets: Vec<PredictionSet>,
     next: usize,
+    /// The bootstrap of group `next`, made when its turn comes (each sorts its
+    /// group's reading: made at once they would hold the worker for a while).
+    current: Option<Staged>,
     /// Whether `verdicts` were made here (to keep for the next part).
     made: bool,
-    /// Units run and in all.
-    done: usize,
-    total: usize,
 }
 
 impl SlicesJob {
@@ -45,9 +45,16 @@ impl SlicesJob {
         self.id
     }
 
-    /// Units done and in all (a permutation, or a group's bootstrap replicate).
+    /// Units done and in all: a permutation, or a bootstrap replicate of a group
+    /// (every group counts the replicates asked for).
     pub fn progress(&self) -> (usize, usize) {
-        (self.done, self.total)
+        let replicates = verdict_settings().replicates;
+        let perms = self.test.as_ref().map_or(0, PermutationTest::permutations);
+        let current = self.current.as_ref().map_or(0, |s| s.progress().0);
+        (
+            self.permutations_done + self.next * replicates + current,
+            perms + self.subsets.len() * replicates,
+        )
     }
 
     /// Runs the next `count` units (fewer at the end); returns [`Self::progress`].
@@ -60,26 +67,30 @@ impl SlicesJob {
                 .min(test.permutations());
             self.exceed += test.exceed_in(self.permutations_done..end);
             left -= end - self.permutations_done;
-            self.done += end - self.permutations_done;
             self.permutations_done = end;
         }
-        while left > 0 && self.next < self.stages.len() {
-            let (group, stage) = &mut self.stages[self.next];
-            let Some(s) = stage.as_mut() else {
-                // a group whose bootstrap could not start has no verdict
-                self.next += 1;
-                continue;
+        while left > 0 && self.next < self.subsets.len() {
+            let stage = match &mut self.current {
+                Some(stage) => stage,
+                None => match Staged::new(&[&self.subsets[self.next]], &[], &verdict_settings()) {
+                    Ok(stage) => self.current.insert(stage),
+                    // the default settings are always accepted; no verdict otherwise
+                    Err(_) => {
+                        self.next += 1;
+                        continue;
+                    }
+                },
             };
-            let (done, total) = s.progress();
+            let (done, total) = stage.progress();
             let k = left.min(total - done);
-            s.step(k);
-            left -= k;
-            self.done += k;
-            if s.progress().0 >= total {
+            stage.step(k);
+            // a step of at least one unit each turn, so that an empty group ends
+            left -= k.max(1);
+            if stage.progress().0 >= total {
                 let mut doc = Value::Object(Default::default());
-                let staged = stage.take().expect("checked above");
+                let staged = self.current.take().expect("set above");
                 staged.finish(std::slice::from_mut(&mut doc));
-                self.verdicts[*group] = serde_json::from_value(doc["verdict"].take()).ok();
+                self.verdicts[self.next] = serde_json::from_value(doc["verdict"].take()).ok();
                 self.next += 1;
             }
         }
@@ -110,30 +121,22 @@ impl Session {
             return Ok(None);
         };
         let groups = self.slices.groups.len();
-        let (verdicts, stages, made) = match &self.slices.verdicts {
+        let (verdicts, subsets, made) = match &self.slices.verdicts {
             Some(v) => (v.clone(), Vec::new(), false),
             None => {
                 let set: &PredictionSet = &self.models[r.model].set;
-                let settings = verdict_settings();
-                let stages = self
+                let subsets = self
                     .slices
                     .groups
                     .iter()
-                    .enumerate()
-                    .map(|(g, d)| {
+                    .map(|d| {
                         let rows: Vec<usize> = d.rows.iter().map(|&i| i as usize).collect();
-                        let subset = reading::subset(set, &rows);
-                        (g, Staged::new(&[&subset], &[], &settings).ok())
+                        reading::subset(set, &rows)
                     })
                     .collect::<Vec<_>>();
-                (vec![None; groups], stages, true)
+                (vec![None; groups], subsets, true)
             }
         };
-        let total = test.as_ref().map_or(0, PermutationTest::permutations)
-            + stages
-                .iter()
-                .filter_map(|(_, s)| s.as_ref().map(|s| s.progress().1))
-                .sum::<usize>();
         Ok(Some(SlicesJob {
             id,
             gen,
@@ -144,11 +147,10 @@ impl Session {
             permutations_done: 0,
             exceed: 0,
             verdicts,
-            stages,
+            subsets,
             next: 0,
+            current: None,
             made,
-            done: 0,
-            total,
         }))
     }
 
