@@ -425,14 +425,6 @@ fn object<'a>(v: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {
     v[key].as_object_mut().expect("an object")
 }
 
-/// The `verdict` object of `set`'s audit with bootstrap `settings` (`Value::Null`
-/// without replicates or samples): the seeded bootstrap of the confidence reading's
-/// `d` and the cumulative-differences test, as [`insert_single`] places it (the
-/// replicates draw the same rows whatever the bin counts, so none are computed).
-pub fn verdict_json(set: &PredictionSet, settings: &BootstrapSettings) -> Value {
-    model_beyond(set, &[], settings).verdict
-}
-
 /// Adds §8 to a single-model audit document of `set` (see the module docs).
 /// `doc` must be the document [`crate::audit_json`] made of `set` with `m_values`.
 pub fn insert_single(

@@ -606,6 +606,10 @@ impl Session {
             .settings
             .class_positions_differ
             .then(|| Undefined::ClassPositions.to_string());
+        let mut ledger = ledger_with_times(&section, binary, &state.fit_ms);
+        if let Some(why) = &left_out {
+            ledger = ledger.without_sets_undefined_for(why);
+        }
         let view = RecalView {
             timing: state.timing,
             class_counts: class_counts(set, run),
@@ -613,11 +617,7 @@ impl Session {
             tau_curve: state.tau_curve.clone(),
             checks: state.checks.clone(),
             maps: maps_of(run, &scores),
-            ledger: match &left_out {
-                Some(why) => ledger_with_times(&section, binary, &state.fit_ms)
-                    .without_sets_undefined_for(why),
-                None => ledger_with_times(&section, binary, &state.fit_ms),
-            },
+            ledger,
             fit_ms: state.fit_ms.clone(),
             left_out,
         };
