@@ -229,12 +229,8 @@ pub fn Slices() -> impl IntoView {
 /// A verdict's kind in words (the table's column; the sentence is under the
 /// group's diagram).
 fn verdict_words(kind: &str) -> &'static str {
-    match kind {
-        "overconfident" => "overconfident",
-        "underconfident" => "underconfident",
-        "miscalibrated_in_places" => "miscalibrated in places",
-        _ => "no evidence of miscalibration",
-    }
+    calibscope_core::verdict::VerdictKind::from_name(kind)
+        .map_or("no evidence of miscalibration", |k| k.words())
 }
 
 fn summary_view(a: &SlicesAnswer, prefix: &str) -> impl IntoView {

@@ -90,3 +90,59 @@ test('the exported report reads without JavaScript, the files download, the repo
   assert.deepEqual(again.errors, []);
   await again.context.close();
 });
+
+// Issue 32: a grouped audit's report and exports carry the per-group table and
+// one diagram per group, every number the record's.
+test('a grouped audit\'s report and CSV/SVG exports hold each group: its table, diagram and verdict', async () => {
+  const GROUPED = 'crates/audit/tests/data/groups/synthetic_groups.csv';
+  const app = await openApp(browser);
+  const { page } = app;
+  await dropPaths(page, [GROUPED]);
+  await page.locator('#mapping details.correct').evaluate((d) => { d.open = true; });
+  await page.locator('#map-groups input[value="cohort"]').check();
+  await page.locator('#map-apply').click();
+  await idle(page);
+  assert.equal(await page.locator('[data-field="groups"]').textContent(), 'cohort');
+  await openShare(page);
+  await page.click('#prepare-exports');
+  await idle(page);
+  const report = page.locator('[data-export$=".report.html"]');
+  await report.waitFor();
+  const html = await save(page, '[data-export$=".report.html"]');
+  const groupsCsv = readFileSync(await save(page, '[data-export$=".groups.csv"]'), 'utf8');
+  const svgs = await page.locator('[data-export*=".group"][data-export$=".svg"]').evaluateAll((els) => els.map((e) => e.dataset.export));
+  assert.equal(svgs.length, 3, svgs.join(', '));
+  assert.ok(svgs.some((n) => n.endsWith('.group2_overconfident_reliability_confidence_width_15.svg')), svgs.join(', '));
+  assert.deepEqual(foreignRequests(app.requests), []);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const rp = await ctx.newPage();
+  await rp.goto(pathToFileURL(html).href);
+  const record = JSON.parse(await rp.locator('#calibscope-record').textContent());
+  const groups = record.audits[0].groups;
+  assert.equal(groups.values.length, 3);
+  const section = rp.locator('section.groups');
+  assert.equal(await section.locator('figure svg').count(), 3, 'one diagram per group');
+  assert.match(await section.textContent(), /Worst-calibrated group: overconfident \(ECE/);
+  const numbers = await section.locator('[data-metric]').evaluateAll((els) => els.map((e) => ({ metric: e.dataset.metric, value: e.dataset.value })));
+  for (const key of ['n', 'accuracy', 'ece', 'csr', 'p_risk']) {
+    assert.ok(numbers.some((n) => n.metric === `groups.values.2.${key}`), key);
+  }
+  for (const n of numbers) {
+    assert.deepEqual(JSON.parse(n.value), at(record.audits[0], n.metric), n.metric);
+  }
+  await ctx.close();
+
+  // groups.csv: a row per group, at full precision
+  const [head, ...rows] = groupsCsv.trim().split('\n').map((l) => l.split(','));
+  assert.deepEqual(head, ['cohort', 'n', 'too_small', 'accuracy', 'ece_width_15', 'csr', 'p_risk', 'verdict']);
+  assert.equal(rows.length, 3);
+  rows.forEach((r, i) => {
+    const v = groups.values[i];
+    assert.equal(r[0], v.group);
+    assert.equal(Number(r[4]), v.ece);
+    assert.equal(r[7], v.audit.verdict?.kind ?? '');
+  });
+});

@@ -24,11 +24,13 @@
 //! `min_size` are listed with `too_small: true` and take no part in `worst_group` or
 //! the test.
 
+use crate::summary::{lookup, Cell, Line, Table};
 use crate::{audit_json_with, num, AuditOptions, FileInfo, Sections};
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::groups::{group_calibration, GroupSettings};
 use calibscope_core::reading::{subset, top_labels};
+use calibscope_core::verdict::VerdictKind;
 use calibscope_core::PredictionSet;
 use calibscope_io::{Groups, Options};
 use serde_json::{json, Value};
@@ -163,82 +165,156 @@ pub fn groups_json(
     (section, worst)
 }
 
-/// The Markdown section of a document's groups (none without `groups.values`): a
-/// table per group (n, accuracy, ECE at the settings' m and binning, CSR, P_risk),
-/// the worst group and the test's p-value, every number the document's.
-pub fn markdown_section(out: &mut String, doc: &Value) {
-    use crate::summary::fmt;
-    use std::fmt::Write;
-    let g = &doc["groups"];
-    let Some(values) = g["values"].as_array() else {
-        return;
-    };
+/// The segments of `path` (dotted) under `prefix`.
+fn under(prefix: &[&str], path: &str) -> Vec<String> {
+    prefix
+        .iter()
+        .map(|s| s.to_string())
+        .chain(path.split('.').map(String::from))
+        .collect()
+}
+
+/// A group's name as shown: `(empty)` for the empty value, and a too-small group
+/// marked as such.
+fn shown_name(group: &Value, settings: &Value) -> String {
+    let name = group["group"].as_str().unwrap_or("");
+    let name = if name.is_empty() { "(empty)" } else { name };
+    if group["too_small"] == Value::Bool(true) {
+        format!("{name} (too small: fewer than {})", settings["min_size"])
+    } else {
+        name.to_string()
+    }
+}
+
+/// The per-group table of a document's groups (under `prefix`: `["models", name]`
+/// for one model of several; `None` without `groups.values`): per group n, accuracy,
+/// ECE at the settings' m and binning, CSR, P_risk and, when the groups' audits
+/// hold verdicts, each verdict in words. Too-small groups are listed, marked (row
+/// class `too-small`). The Markdown summary, the HTML report and the CSV exports
+/// all print it.
+pub fn table(doc: &Value, prefix: &[&str]) -> Option<Table> {
+    let g = lookup(doc, &under(prefix, "groups"));
+    let values = g["values"].as_array()?;
     let s = &g["settings"];
+    let kind = |v: &Value| {
+        v["audit"]["verdict"]["kind"]
+            .as_str()
+            .and_then(VerdictKind::from_name)
+    };
+    let verdicts = values.iter().any(|v| kind(v).is_some());
+    let lines = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let num = |key: &str| vec![Cell::num_in(prefix, &format!("groups.values.{i}.{key}"))];
+            let mut columns = vec![
+                num("n"),
+                num("accuracy"),
+                num("ece"),
+                num("csr"),
+                num("p_risk"),
+            ];
+            if verdicts {
+                columns.push(vec![Cell::text(kind(v).map_or("undefined", |k| k.words()))]);
+            }
+            Line {
+                label: shown_name(v, s),
+                columns,
+                class: if v["too_small"] == Value::Bool(true) {
+                    "too-small"
+                } else {
+                    ""
+                },
+            }
+        })
+        .collect();
+    let (m, binning) = (&s["m"], s["binning"].as_str().unwrap_or(""));
+    let mut headers: Vec<String> = ["group", "n", "accuracy"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    headers.push(format!("ECE ({binning}, {m})"));
+    headers.extend(["CSR".into(), "P_risk".into()]);
+    if verdicts {
+        headers.push("verdict".into());
+    }
     let columns: Vec<&str> = g["columns"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
         .collect();
-    let _ = writeln!(
-        out,
-        "\n## Calibration per group ({}; ECE at {} bins, {})\n",
-        columns.join(" × "),
-        s["m"],
-        s["binning"].as_str().unwrap_or("")
-    );
-    let _ = writeln!(
-        out,
-        "| group | n | accuracy | ECE | CSR | P_risk |\n|---|---|---|---|---|---|"
-    );
-    for v in values {
-        let name = v["group"].as_str().unwrap_or("");
-        let shown = if name.is_empty() { "(empty)" } else { name };
-        let small = if v["too_small"] == Value::Bool(true) {
-            format!(" (too small: fewer than {})", s["min_size"])
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "| {}{small} | {} | {} | {} | {} | {} |",
-            shown.replace('|', "\\|"),
-            v["n"],
-            fmt(&v["accuracy"]),
-            fmt(&v["ece"]),
-            fmt(&v["csr"]),
-            fmt(&v["p_risk"])
-        );
+    Some(Table {
+        title: format!(
+            "Calibration per group ({}; ECE at {m} bins, {binning})",
+            columns.join(" × ")
+        ),
+        headers,
+        lines,
+    })
+}
+
+/// The sentences under the per-group table (under `prefix`, as [`table`]): the
+/// worst-calibrated group, then the test of "the groups differ more than chance",
+/// or why there is none; each a list of cells whose numbers are the document's.
+pub fn statements(doc: &Value, prefix: &[&str]) -> Vec<Vec<Cell>> {
+    let g = lookup(doc, &under(prefix, "groups"));
+    if g["values"].as_array().is_none() {
+        return Vec::new();
     }
-    let worst = &doc["worst_group"];
-    let test = &g["test"];
-    out.push('\n');
+    let mut out = Vec::new();
+    let worst = lookup(doc, &under(prefix, "worst_group"));
     if let Some(name) = worst["group"].as_str() {
-        let _ = writeln!(
-            out,
-            "Worst group: **{}** (ECE {}, n = {}).",
-            if name.is_empty() { "(empty)" } else { name },
-            fmt(&worst["ece"]),
-            worst["n"]
-        );
+        out.push(vec![
+            Cell::text(&format!(
+                "Worst-calibrated group: {} (ECE ",
+                if name.is_empty() { "(empty)" } else { name }
+            )),
+            Cell::num_in(prefix, "worst_group.ece"),
+            Cell::text(", n = "),
+            Cell::num_in(prefix, "worst_group.n"),
+            Cell::text(")."),
+        ]);
     }
-    match test["p_value"].as_f64() {
-        Some(_) => {
-            let _ = writeln!(
-                out,
-                "Spread of the groups' ECE: {}; permutation test p = {} ({} permutations, seed {}).",
-                fmt(&test["spread"]),
-                fmt(&test["p_value"]),
-                test["permutations"],
-                s["seed"]
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "No test of the groups: {}.",
-                test["note"].as_str().unwrap_or("")
-            );
-        }
+    let test = &g["test"];
+    if test["p_value"].is_number() {
+        out.push(vec![
+            Cell::text("Spread of the groups' ECE (largest minus smallest): "),
+            Cell::num_in(prefix, "groups.test.spread"),
+            Cell::text("; permutation test of \"the groups differ more than chance\": p = "),
+            Cell::num_in(prefix, "groups.test.p_value"),
+            Cell::text(" ("),
+            Cell::num_in(prefix, "groups.test.permutations"),
+            Cell::text(" permutations, seed "),
+            Cell::num_in(prefix, "groups.settings.seed"),
+            Cell::text(")."),
+        ]);
+    } else {
+        out.push(vec![Cell::text(&format!(
+            "No test of the groups: {}.",
+            test["note"].as_str().unwrap_or("")
+        ))]);
     }
+    out
+}
+
+/// The reliability rows of each group's confidence reading at the settings' m and
+/// binning, in `groups.values` order, under the record's tables
+/// (`tables.groups.values.<i>.reliability.confidence.<binning>_<m>`; per model
+/// under `tables.models.<name>.groups`): the HTML report's small multiples.
+pub fn reliability_tables(set: &PredictionSet, groups: &Groups, settings: &GroupSettings) -> Value {
+    let values: Vec<Value> = groups
+        .rows()
+        .iter()
+        .map(|rows| {
+            let rows = crate::record_tables::confidence_rows(
+                &subset(set, rows),
+                settings.binning,
+                settings.m,
+            );
+            let key = format!("{}_{}", settings.binning.name(), settings.m);
+            json!({"reliability": {"confidence": {key: rows}}})
+        })
+        .collect();
+    json!({ "values": values })
 }

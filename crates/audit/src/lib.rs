@@ -21,6 +21,7 @@ mod recal_compare;
 mod recal_files;
 mod recalibration;
 mod record;
+mod record_tables;
 mod sections;
 pub mod selective;
 pub mod summary;
@@ -51,10 +52,10 @@ pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };
 pub use record::{
-    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, record_tables,
-    record_tables_with, report_tables, reverify, verify, Check, Producer, Record, Status,
-    MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
+    fuzz_check as record_fuzz_check, options_json, parse_options, record_json_of, reverify, verify,
+    Check, Producer, Record, Status, MAX_ROUNDING_ULPS, RECORD_ELEMENT_ID, RECORD_SCHEMA, REPORT_M,
 };
+pub use record_tables::{record_tables, record_tables_grouped, record_tables_with, report_tables};
 pub use sections::binned_metrics_json;
 
 /// The schema name written in every audit.

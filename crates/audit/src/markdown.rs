@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// One Markdown table row: the label, then each column's cells as text.
 fn row(out: &mut String, doc: &Value, line: &Line) {
-    let _ = write!(out, "| {} |", line.label);
+    let _ = write!(out, "| {} |", line.label.replace('|', "\\|"));
     for column in &line.columns {
         let _ = write!(out, " {} |", text(doc, column));
     }
@@ -90,7 +90,7 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
     if doc.get("recalibration").is_some() {
         recalibration(&mut out, doc);
     }
-    crate::groups::markdown_section(&mut out, doc);
+    groups(&mut out, doc, &[]);
     out
 }
 
@@ -149,10 +149,23 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
     for (name, model) in doc["models"].as_object().into_iter().flatten() {
         if model.get("groups").is_some() {
             let _ = writeln!(out, "\n## {name}");
-            crate::groups::markdown_section(&mut out, model);
+            groups(&mut out, doc, &["models", name.as_str()]);
         }
     }
     out
+}
+
+/// The per-group section (none without groups): its table and sentences.
+fn groups(out: &mut String, doc: &Value, prefix: &[&str]) {
+    let Some(t) = crate::groups::table(doc, prefix) else {
+        return;
+    };
+    let _ = writeln!(out, "\n## {}\n", t.title);
+    table(out, doc, &t);
+    out.push('\n');
+    for sentence in crate::groups::statements(doc, prefix) {
+        let _ = writeln!(out, "{}", text(doc, &sentence));
+    }
 }
 
 /// The verdict sentence of each model (METRICS.md §8.7), first, when the document

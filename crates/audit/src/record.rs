@@ -13,11 +13,7 @@
 //! ```
 
 use crate::{AuditOptions, RecalibrationSettings};
-use calibscope_core::binning::{Binning, SortedReading};
-use calibscope_core::reading;
-use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
-use calibscope_core::PredictionSet;
-use calibscope_io::{Dataset, Options};
+use calibscope_io::Options;
 use calibscope_share::{FileRef, MappingState, ViewState};
 use serde_json::{json, Map, Value};
 
@@ -424,10 +420,17 @@ pub fn reverify(
         Some(doc) => crate::groups::group_settings_of(doc).map_err(|e| format!("audits.0.{e}"))?,
         None => None,
     };
-    let tables = match parsed {
-        Ok(d) => record_tables_with(d, flips.as_ref(), bootstrap.as_ref())?,
+    let mut tables = match parsed {
+        Ok(d) => {
+            crate::record_tables_grouped(d, flips.as_ref(), bootstrap.as_ref(), groups.as_ref())?
+        }
         Err(_) => Map::new(),
     };
+    // records made before the groups' diagrams were recorded have no tables of them
+    let mut notes = Vec::new();
+    if crate::record_tables::strip_unrecorded_group_tables(&record.tables, &mut tables) {
+        notes.push("tables.groups: the record has no per-group diagrams (made before they were recorded); the groups' numbers are compared under audits.0.groups".to_string());
+    }
     let recomputed = Record {
         producer,
         contract: crate::CONTRACT,
@@ -445,7 +448,6 @@ pub fn reverify(
     };
     let recomputed = recomputed.to_json();
     let mut compared = recorded.clone();
-    let mut notes = Vec::new();
     if let Some(tables) = compared["tables"].as_object_mut() {
         tables.retain(|key, _| {
             let known = recomputed["tables"].get(key).is_some();
@@ -458,103 +460,6 @@ pub fn reverify(
     let mut checks = verify(&compared, &recomputed);
     crate::contract::explain(record.contract, &compared, &recomputed, &mut checks);
     Ok((record, checks, notes))
-}
-
-/// The tables of a record beyond the audit document: the [`report_tables`] and, for
-/// two or more models with `flips` settings, the ranking-flips section
-/// ([`crate::flips_section`]) under `flips`. The CLI's `audit --record`, the app's
-/// records and [`reverify`] all make their tables here.
-pub fn record_tables(
-    dataset: &Dataset,
-    flips: Option<&crate::FlipsSettings>,
-) -> Result<Map<String, Value>, String> {
-    record_tables_with(dataset, flips, None)
-}
-
-/// [`record_tables`] with the tables of METRICS.md §8 when `bootstrap` (the audit
-/// document's bootstrap settings) is given: the binning-free diagrams' data
-/// (`binning_free`, [`crate::beyond_binning::diagram_tables`]; per model under
-/// `models.<name>`) and the flips section's noise
-/// ([`crate::flips_noise::flips_section_with_noise`]).
-pub fn record_tables_with(
-    dataset: &Dataset,
-    flips: Option<&crate::FlipsSettings>,
-    bootstrap: Option<&calibscope_core::bootstrap::BootstrapSettings>,
-) -> Result<Map<String, Value>, String> {
-    let models = dataset.models.as_slice();
-    let mut out = report_tables(models, REPORT_M);
-    if bootstrap.is_some() {
-        match models {
-            [(_, set)] => {
-                out.insert(
-                    "binning_free".into(),
-                    crate::beyond_binning::diagram_tables(set),
-                );
-            }
-            many => {
-                if let Some(Value::Object(per)) = out.get_mut("models") {
-                    for (name, set) in many {
-                        if let Some(Value::Object(model)) = per.get_mut(name) {
-                            model.insert(
-                                "binning_free".into(),
-                                crate::beyond_binning::diagram_tables(set),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let positions_differ = dataset
-        .detection
-        .ragged
-        .as_ref()
-        .map(|r| r.why_positions_differ());
-    if let (Some(settings), true) = (flips, models.len() >= 2) {
-        out.insert(
-            "flips".into(),
-            crate::flips_noise::flips_section_with_noise(
-                models,
-                settings,
-                bootstrap,
-                positions_differ.as_deref(),
-            )?,
-        );
-    }
-    Ok(out)
-}
-
-/// The tables a report draws beyond the audit document: the reliability table of
-/// the confidence reading at `m` bins, equal-width and equal-mass, under the app's
-/// `data-metric` paths (`reliability.confidence.width_15`; `models.<name>.` first
-/// when there are several models).
-pub fn report_tables(models: &[(String, PredictionSet)], m: usize) -> Map<String, Value> {
-    let one = |set: &PredictionSet| {
-        let sorted = SortedReading::new(&reading::top_labels(set).pairs());
-        let mut conf = Map::new();
-        for binning in [Binning::Width, Binning::Mass] {
-            let rows = reliability_table(&sorted, binning, m, DEFAULT_ALPHA);
-            conf.insert(
-                format!("{}_{m}", binning.name()),
-                crate::sections::reliability_rows(binning, &rows),
-            );
-        }
-        json!({"confidence": conf})
-    };
-    let mut out = Map::new();
-    match models {
-        [(_, set)] => {
-            out.insert("reliability".into(), one(set));
-        }
-        many => {
-            let per: Map<String, Value> = many
-                .iter()
-                .map(|(name, set)| (name.clone(), json!({"reliability": one(set)})))
-                .collect();
-            out.insert("models".into(), Value::Object(per));
-        }
-    }
-    out
 }
 
 /// The fuzz check of the record reader (the `record` target of crates/audit/fuzz,

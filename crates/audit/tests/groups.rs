@@ -225,3 +225,163 @@ fn no_grouping_no_change() {
     );
     assert!(after.get("groups").is_none() && after.get("worst_group").is_none());
 }
+
+/// The record's per-group reliability rows (the report's small multiples) are the
+/// rows of each group's file alone at the group settings' m and binning; a data set
+/// without a grouping, or no group settings, adds none.
+#[test]
+fn each_groups_reliability_rows_are_its_files() {
+    use calibscope_audit::{record_tables, record_tables_grouped};
+    for binning in [Binning::Width, Binning::Mass] {
+        let s = GroupSettings {
+            m: 7,
+            ..settings(binning)
+        };
+        let parsed = read("synthetic_groups.csv", &["cohort"]).unwrap();
+        let tables = record_tables_grouped(&parsed, None, None, Some(&s)).unwrap();
+        let names = &parsed.groups.as_ref().unwrap().names;
+        let values = tables["groups"]["values"].as_array().unwrap();
+        assert_eq!(values.len(), names.len());
+        let key = format!("{}_7", binning.name());
+        for (name, v) in names.iter().zip(values) {
+            let file = format!("synthetic_groups.{name}.csv");
+            let alone = calibscope_audit::report_tables(&read(&file, &[]).unwrap().models, 7);
+            let rows = &v["reliability"]["confidence"][&key];
+            let bins = rows.as_array().unwrap().len();
+            assert!(
+                (4..=7).contains(&bins),
+                "{name} {key}: {bins} non-empty bins"
+            );
+            assert_eq!(
+                rows, &alone["reliability"]["confidence"][&key],
+                "{name} {key}"
+            );
+        }
+        let without = record_tables(&parsed, None).unwrap();
+        assert!(without.get("groups").is_none());
+        let ungrouped = read("synthetic_groups.csv", &[]).unwrap();
+        let t = record_tables_grouped(&ungrouped, None, None, Some(&s)).unwrap();
+        assert!(t.get("groups").is_none());
+    }
+}
+
+/// The Markdown summary's per-group section: the table (too-small groups named as
+/// such), the worst group and the test, every number the document's.
+#[test]
+fn markdown_lists_every_group_and_the_worst() {
+    let doc = audit_document_grouped(
+        &read("breast_cancer_groups.csv", &["radius"]),
+        "breast_cancer_groups.csv",
+        &options(),
+        Sections::Sequential,
+        Some(&bootstrap()),
+        Some(&GroupSettings {
+            min_size: 140,
+            ..settings(Binning::Width)
+        }),
+    );
+    let md = calibscope_audit::markdown(&doc, 15, Binning::Width);
+    assert!(
+        md.contains("## Calibration per group (radius; ECE at 15 bins, width)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| large (too small: fewer than 140) | "),
+        "{md}"
+    );
+    let worst = calibscope_audit::summary::fmt(&doc["worst_group"]["ece"]);
+    assert!(
+        md.contains(&format!("Worst-calibrated group: small (ECE {worst}, n = ")),
+        "{md}"
+    );
+    assert!(md.contains("No test of the groups: only one group"), "{md}");
+    let verdict = doc["groups"]["values"][1]["audit"]["verdict"]["kind"]
+        .as_str()
+        .unwrap();
+    let words = calibscope_core::verdict::VerdictKind::from_name(verdict)
+        .unwrap()
+        .words();
+    assert!(md.contains(&format!(" | {words} |")), "{md}");
+}
+
+/// A grouped record: its per-group diagrams' rows verify, a tampered row is
+/// flagged, and a record made before they were recorded (no `tables.groups`)
+/// verifies with a note instead of failing.
+#[test]
+fn group_tables_verify_and_older_records_without_them_still_do() {
+    use calibscope_audit::{record_tables_grouped, reverify, Producer, Record, CONTRACT};
+    use calibscope_share::{file_ref, DataSource, ViewState};
+    let name = "breast_cancer_groups.csv";
+    let parsed = read(name, &["radius"]);
+    let s = settings(Binning::Mass);
+    let doc = audit_document_grouped(
+        &parsed,
+        name,
+        &options(),
+        Sections::Sequential,
+        None,
+        Some(&s),
+    );
+    let inputs = vec![file_ref(name, &std::fs::read(data(name)).unwrap())];
+    let producer = Producer {
+        name: "test".into(),
+        version: "0".into(),
+        build: "b".into(),
+    };
+    let record = Record {
+        contract: CONTRACT,
+        producer: producer.clone(),
+        inputs: inputs.clone(),
+        settings: ViewState {
+            data: DataSource::Files {
+                files: inputs.clone(),
+            },
+            ..ViewState::default()
+        },
+        options: options(),
+        audits: vec![doc],
+        tables: record_tables_grouped(parsed.as_ref().unwrap(), None, None, Some(&s)).unwrap(),
+    }
+    .to_json();
+    let check = |recorded: &Value| {
+        let (_, checks, notes) =
+            reverify(recorded, &parsed, name, inputs.clone(), producer.clone()).unwrap();
+        (checks, notes)
+    };
+    let (checks, notes) = check(&record);
+    assert!(notes.is_empty(), "{notes:?}");
+    let group_rows = checks
+        .iter()
+        .filter(|c| {
+            c.path
+                .starts_with("tables.groups.values.1.reliability.confidence.mass_15.")
+        })
+        .count();
+    assert!(
+        group_rows > 15 * 8,
+        "{group_rows} group table values compared"
+    );
+    assert!(checks.iter().all(|c| c.ok()));
+    // a tampered count is flagged
+    let mut tampered = record.clone();
+    tampered["tables"]["groups"]["values"][0]["reliability"]["confidence"]["mass_15"][3]["n"] =
+        Value::from(1);
+    let (checks, _) = check(&tampered);
+    let bad: Vec<&str> = checks
+        .iter()
+        .filter(|c| !c.ok())
+        .map(|c| c.path.as_str())
+        .collect();
+    assert_eq!(
+        bad,
+        ["tables.groups.values.0.reliability.confidence.mass_15.3.n"]
+    );
+    // an older grouped record without the group tables: verified, with a note
+    let mut older = record.clone();
+    older["tables"].as_object_mut().unwrap().remove("groups");
+    let (checks, notes) = check(&older);
+    assert!(checks.iter().all(|c| c.ok()));
+    assert!(!checks.iter().any(|c| c.path.starts_with("tables.groups")));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with("tables.groups: "), "{notes:?}");
+}

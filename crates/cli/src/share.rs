@@ -80,6 +80,15 @@ pub fn record(
         mapping: args.mapping.state(),
         ..ViewState::default()
     };
+    // the groups' diagrams at the settings the document's groups were audited with
+    let groups = calibscope_audit::groups::group_settings_of(&doc).map_err(Failure::Usage)?;
+    let tables = calibscope_audit::record_tables_grouped(
+        dataset,
+        Some(&flips_settings(&args.flips)),
+        Some(&args.bootstrap.settings(args.threads)),
+        groups.as_ref(),
+    )
+    .map_err(|e| Failure::Usage(format!("--flips-*: {e}")))?;
     Ok(Record {
         producer: producer(),
         contract: calibscope_audit::CONTRACT,
@@ -87,12 +96,7 @@ pub fn record(
         settings,
         options,
         audits: vec![doc],
-        tables: calibscope_audit::record_tables_with(
-            dataset,
-            Some(&flips_settings(&args.flips)),
-            Some(&args.bootstrap.settings(args.threads)),
-        )
-        .map_err(|e| Failure::Usage(format!("--flips-*: {e}")))?,
+        tables,
     })
 }
 

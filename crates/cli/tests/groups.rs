@@ -54,8 +54,14 @@ fn json_and_markdown_name_the_overconfident_group() {
         "{md}"
     );
     assert!(md.contains("| overconfident | 1000 |"), "{md}");
-    assert!(md.contains("Worst group: **overconfident**"), "{md}");
-    assert!(md.contains("permutation test p = "), "{md}");
+    assert!(
+        md.contains("Worst-calibrated group: overconfident (ECE "),
+        "{md}"
+    );
+    assert!(
+        md.contains("\"the groups differ more than chance\": p = 0.004975 (200 permutations"),
+        "{md}"
+    );
     // without --group, no group keys
     let plain: Value =
         serde_json::from_str(&stdout(&["audit", &file, "--bootstrap", "0", "--json"])).unwrap();

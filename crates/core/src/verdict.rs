@@ -28,6 +28,16 @@ impl VerdictKind {
             VerdictKind::MiscalibratedInPlaces => "miscalibrated_in_places",
         }
     }
+
+    /// The kind in a few words, for a table's column (the sentence says the rest).
+    pub fn words(self) -> &'static str {
+        match self {
+            VerdictKind::NoEvidence => "no evidence of miscalibration",
+            VerdictKind::Overconfident => "overconfident",
+            VerdictKind::Underconfident => "underconfident",
+            VerdictKind::MiscalibratedInPlaces => "miscalibrated in places",
+        }
+    }
 }
 
 /// A verdict with the numbers it rests on.
@@ -227,6 +237,18 @@ impl fmt::Display for Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_in_words_for_a_table_column() {
+        assert_eq!(
+            VerdictKind::NoEvidence.words(),
+            "no evidence of miscalibration"
+        );
+        assert_eq!(
+            VerdictKind::MiscalibratedInPlaces.words(),
+            "miscalibrated in places"
+        );
+    }
 
     #[test]
     fn pieces_name_the_values_they_show() {

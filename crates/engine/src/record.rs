@@ -4,8 +4,9 @@
 //! [`reverify`], as `calibscope verify`).
 
 use calibscope_audit::{
-    audit_document, record_json_of, record_tables, reverify, AuditOptions, Check, FlipsSettings,
-    Producer, RecalibrationSettings, Record, Status, RECORD_SCHEMA, REPORT_M,
+    audit_document, groups::group_settings_of, record_json_of, record_tables_grouped, reverify,
+    AuditOptions, Check, FlipsSettings, Producer, RecalibrationSettings, Record, Status,
+    RECORD_SCHEMA, REPORT_M,
 };
 use calibscope_io::{Dataset, Options, ParseErrors, Parsed};
 use calibscope_share::{FileRef, ViewState};
@@ -72,13 +73,18 @@ impl Session {
             Ok(o) => o,
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };
-        let dataset = self.dataset();
-        let tables = match record_tables(&dataset, flips.as_ref()) {
+        let dataset = Ok(self.dataset());
+        let name = self.dataset.name.clone();
+        let audits = vec![audit_document(&dataset, &name, &options)];
+        // the groups' diagrams at the settings the document's groups were audited with
+        let tables = group_settings_of(&audits[0]).and_then(|groups| {
+            let dataset = dataset.as_ref().expect("the session's data set");
+            record_tables_grouped(dataset, flips.as_ref(), None, groups.as_ref())
+        });
+        let tables = match tables {
             Ok(t) => t,
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };
-        let name = dataset.name.clone();
-        let audits = vec![audit_document(&Ok(dataset), &name, &options)];
         let record = Record {
             producer: producer(build),
             contract: calibscope_audit::CONTRACT,

@@ -166,6 +166,82 @@ fn numbers_csv(doc: &Value) -> String {
     out
 }
 
+/// The groups of a document under `prefix` as CSV (none without groups): one row
+/// per group with its value of each grouping column, n, whether it is too small for
+/// a statement, accuracy, ECE at the groups' m and binning, CSR, P_risk and its
+/// verdict's kind (empty when the audit made none).
+fn groups_csv(doc: &Value, prefix: &[&str]) -> Option<String> {
+    let segments = |path: &str| -> Vec<String> {
+        prefix
+            .iter()
+            .map(|s| s.to_string())
+            .chain(path.split('.').map(String::from))
+            .collect()
+    };
+    let g = lookup(doc, &segments("groups"));
+    let values = g["values"].as_array()?;
+    let s = &g["settings"];
+    let mut header: Vec<String> = g["columns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| csv::label(c.as_str().unwrap_or("")))
+        .collect();
+    let ece = format!("ece_{}_{}", s["binning"].as_str().unwrap_or(""), s["m"]);
+    header.extend(
+        [
+            "n",
+            "too_small",
+            "accuracy",
+            &ece,
+            "csr",
+            "p_risk",
+            "verdict",
+        ]
+        .map(String::from),
+    );
+    let mut out = header.join(",") + "\n";
+    for v in values {
+        let mut cells: Vec<String> = v["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(value)
+            .collect();
+        for key in ["n", "too_small", "accuracy", "ece", "csr", "p_risk"] {
+            cells.push(value(&v[key]));
+        }
+        cells.push(value(&v["audit"]["verdict"]["kind"]));
+        out.push_str(&(cells.join(",") + "\n"));
+    }
+    Some(out)
+}
+
+/// The per-group files of the document's groups under `prefix`: `groups.csv` and
+/// each group's reliability rows from the record's tables, named `stem` first.
+fn group_files(doc: &Value, tables: &Value, prefix: &[&str], stem: &str, out: &mut Vec<File>) {
+    let Some(text) = groups_csv(doc, prefix) else {
+        return;
+    };
+    out.push((format!("{stem}groups.csv"), text));
+    let mut path: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    path.extend(["groups".to_string(), "values".to_string()]);
+    let names = lookup(doc, &path);
+    for (i, g) in lookup(tables, &path)
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = names[i]["group"].as_str().unwrap_or("");
+        reliability_files(
+            &g["reliability"],
+            &format!("{stem}group{i}_{}_", safe(name)),
+            out,
+        );
+    }
+}
+
 /// Every table of a record as CSV files.
 pub fn csv_files(record: &Value) -> Vec<File> {
     let mut out = Vec::new();
@@ -189,6 +265,7 @@ pub fn csv_files(record: &Value) -> Vec<File> {
             for (j, name) in model_names(doc).iter().enumerate() {
                 let model = format!("{stem}model{j}_{}_", safe(name));
                 reliability_files(&tables["models"][name]["reliability"], &model, &mut out);
+                group_files(doc, tables, &["models", name.as_str()], &model, &mut out);
             }
             flips_files(record, &mut out);
             continue;
@@ -205,6 +282,7 @@ pub fn csv_files(record: &Value) -> Vec<File> {
                 table_csv(doc, &summary::recalibration(doc, &[])),
             ));
         }
+        group_files(doc, tables, &[], &stem, &mut out);
     }
     out
 }
@@ -223,6 +301,9 @@ pub fn svg_files(record: &Value) -> Vec<File> {
         }
         for (kind, svg) in crate::binning_free::charts(tables, &[]) {
             out.push((format!("{kind}_confidence.svg"), svg));
+        }
+        for doc in record["audits"].as_array().into_iter().flatten() {
+            group_svgs(doc, tables, &[], "", &mut out);
         }
     }
     let docs = record["audits"].as_array().into_iter().flatten();
@@ -243,7 +324,32 @@ pub fn svg_files(record: &Value) -> Vec<File> {
                     svg,
                 ));
             }
+            let stem = format!("model{j}_{}_", safe(name));
+            group_svgs(doc, tables, &["models", name.as_str()], &stem, &mut out);
         }
     }
     out
+}
+
+/// The per-group diagrams of the document's groups under `prefix` as SVG files
+/// (`group<i>_<name>_reliability_confidence_<binning>_<m>.svg`, `stem` first).
+fn group_svgs(doc: &Value, tables: &Value, prefix: &[&str], stem: &str, out: &mut Vec<File>) {
+    let mut path: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    path.push("groups".into());
+    let g = lookup(doc, &path);
+    let key = format!(
+        "{}_{}",
+        g["settings"]["binning"].as_str().unwrap_or(""),
+        g["settings"]["m"]
+    );
+    for (i, svg) in crate::groups::charts(doc, tables, prefix) {
+        let name = g["values"][i]["group"].as_str().unwrap_or("");
+        out.push((
+            format!(
+                "{stem}group{i}_{}_reliability_confidence_{key}.svg",
+                safe(name)
+            ),
+            svg,
+        ));
+    }
 }

@@ -12,6 +12,7 @@
 pub mod binning_free;
 mod exports;
 mod flips;
+mod groups;
 mod html;
 
 pub use exports::{csv_files, svg_files};
@@ -183,6 +184,7 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
         }
         o.raw("</section>\n");
     }
+    groups::section(o, doc, tables, prefix);
 }
 
 fn multi(o: &mut Out, doc: &Value, tables: &Value) {
@@ -204,6 +206,7 @@ fn multi(o: &mut Out, doc: &Value, tables: &Value) {
             &["models", name.as_str()],
         );
         diagrams(o, tables, &["models", name.as_str()]);
+        groups::section(o, doc, tables, &["models", name.as_str()]);
     }
 }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 /// `/work/shared` (or `$CALIBSCOPE_SHARED`).
+#[allow(unused_imports)]
 pub use calibscope_test_support::shared;
 
 /// HTML attribute text back to text.

@@ -198,8 +198,11 @@ impl Window {
     }
 }
 
-/// `C(p, m)` (exact in f64 for the orders used here).
+/// `C(p, m)` (exact in f64 for the orders used here); 0 for `m > p`.
 pub(super) fn binomial(p: usize, m: usize) -> f64 {
+    if m > p {
+        return 0.0;
+    }
     (0..m).fold(1.0, |acc, i| acc * (p - i) as f64 / (i + 1) as f64)
 }
 
