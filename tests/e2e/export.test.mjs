@@ -137,12 +137,12 @@ test('a grouped audit\'s report and CSV/SVG exports hold each group: its table, 
 
   // groups.csv: a row per group, at full precision
   const [head, ...rows] = groupsCsv.trim().split('\n').map((l) => l.split(','));
-  assert.deepEqual(head, ['cohort', 'n', 'too_small', 'accuracy', 'ece_width_15', 'csr', 'p_risk', 'verdict']);
+  assert.deepEqual(head, ['cohort', 'n', 'too_small', 'accuracy', 'ece_width_15', 'smece', 'csr', 'p_risk', 'verdict']);
   assert.equal(rows.length, 3);
   rows.forEach((r, i) => {
     const v = groups.values[i];
     assert.equal(r[0], v.group);
     assert.equal(Number(r[4]), v.ece);
-    assert.equal(r[7], v.audit.verdict?.kind ?? '');
+    assert.equal(r[8], v.audit.verdict?.kind ?? '');
   });
 });

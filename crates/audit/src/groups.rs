@@ -188,8 +188,9 @@ fn shown_name(group: &Value, settings: &Value) -> String {
 
 /// The per-group table of a document's groups (under `prefix`: `["models", name]`
 /// for one model of several; `None` without `groups.values`): per group n, accuracy,
-/// ECE at the settings' m and binning, CSR, P_risk and, when the groups' audits
-/// hold verdicts, each verdict in words. Too-small groups are listed, marked (row
+/// ECE at the settings' m and binning, smooth ECE (when the groups' audits hold the
+/// binning-free values), CSR, P_risk and, when they hold verdicts, each verdict in
+/// words. Too-small groups are listed, marked (row
 /// class `too-small`). The Markdown summary, the HTML report and the CSV exports
 /// all print it.
 pub fn table(doc: &Value, prefix: &[&str]) -> Option<Table> {
@@ -202,18 +203,20 @@ pub fn table(doc: &Value, prefix: &[&str]) -> Option<Table> {
             .and_then(VerdictKind::from_name)
     };
     let verdicts = values.iter().any(|v| kind(v).is_some());
+    // smooth ECE, when the groups' audits hold the binning-free values
+    let smooth = values
+        .iter()
+        .any(|v| v["audit"]["binning_free"]["smece"].is_number());
     let lines = values
         .iter()
         .enumerate()
         .map(|(i, v)| {
             let num = |key: &str| vec![Cell::num_in(prefix, &format!("groups.values.{i}.{key}"))];
-            let mut columns = vec![
-                num("n"),
-                num("accuracy"),
-                num("ece"),
-                num("csr"),
-                num("p_risk"),
-            ];
+            let mut columns = vec![num("n"), num("accuracy"), num("ece")];
+            if smooth {
+                columns.push(num("audit.binning_free.smece"));
+            }
+            columns.extend([num("csr"), num("p_risk")]);
             if verdicts {
                 columns.push(vec![Cell::text(kind(v).map_or("undefined", |k| k.words()))]);
             }
@@ -234,6 +237,9 @@ pub fn table(doc: &Value, prefix: &[&str]) -> Option<Table> {
         .map(String::from)
         .collect();
     headers.push(format!("ECE ({binning}, {m})"));
+    if smooth {
+        headers.push("smooth ECE".into());
+    }
     headers.extend(["CSR".into(), "P_risk".into()]);
     if verdicts {
         headers.push("verdict".into());

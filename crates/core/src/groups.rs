@@ -286,22 +286,57 @@ pub fn group_calibration_untested(
     n_groups: usize,
     s: &GroupSettings,
 ) -> (GroupCalibration, Option<PermutationTest>) {
-    assert_eq!(pairs.len(), codes.len());
-    let m = s.m.max(1);
-    let mut n = vec![0usize; n_groups];
-    for &g in codes {
-        n[g as usize] += 1;
+    group_calibration_sorted(&SortedGroups::new(pairs, codes, n_groups), s)
+}
+
+/// A confidence reading sorted by forecast, with each sample's group: the one sort
+/// that [`group_calibration_sorted`] needs, kept across bin counts and settings.
+#[derive(Clone, Debug)]
+pub struct SortedGroups {
+    sorted: Vec<f64>,
+    outcome: Vec<bool>,
+    codes: Vec<u32>,
+    /// Samples per group.
+    n: Vec<usize>,
+}
+
+impl SortedGroups {
+    /// Sorts `pairs` (samples in groups `codes`, each below `n_groups`).
+    ///
+    /// # Panics
+    /// When `codes` and `pairs` differ in length, or a code is not below `n_groups`.
+    pub fn new(pairs: &Pairs, codes: &[u32], n_groups: usize) -> SortedGroups {
+        assert_eq!(pairs.len(), codes.len());
+        let mut n = vec![0usize; n_groups];
+        for &g in codes {
+            n[g as usize] += 1;
+        }
+        let order = crate::auc::sort_order(&pairs.forecast);
+        SortedGroups {
+            sorted: crate::auc::gather(&pairs.forecast, &order),
+            outcome: crate::auc::gather(&pairs.outcome, &order),
+            codes: crate::auc::gather(codes, &order),
+            n,
+        }
     }
+}
+
+/// [`group_calibration_untested`] of a reading sorted once ([`SortedGroups`]): the
+/// same numbers.
+pub fn group_calibration_sorted(
+    groups: &SortedGroups,
+    s: &GroupSettings,
+) -> (GroupCalibration, Option<PermutationTest>) {
+    let (sorted, outcome, sorted_codes) = (&groups.sorted, &groups.outcome, &groups.codes);
+    let n = groups.n.clone();
+    let n_groups = n.len();
+    let m = s.m.max(1);
     let eligible: Vec<bool> = n.iter().map(|&c| c >= s.min_size.max(1)).collect();
-    let order = crate::auc::sort_order(&pairs.forecast);
-    let sorted = crate::auc::gather(&pairs.forecast, &order);
-    let outcome = crate::auc::gather(&pairs.outcome, &order);
-    let sorted_codes = crate::auc::gather(codes, &order);
     let mut buf = vec![(Vec::new(), Vec::new()); n_groups];
     let ece = group_eces(
-        &sorted,
-        &outcome,
-        &sorted_codes,
+        sorted,
+        outcome,
+        sorted_codes,
         n_groups,
         s.binning,
         m,

@@ -20,7 +20,7 @@
 use calibscope_core::beyond::{risk_metrics, RiskMetrics};
 use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::groups::{
-    group_calibration_untested, GroupCalibration, GroupSettings, PermutationTest,
+    group_calibration_sorted, GroupCalibration, GroupSettings, PermutationTest, SortedGroups,
 };
 use calibscope_core::reading::{self, Pairs, ProbView, TopLabels};
 use calibscope_core::reliability::{reliability_table, DEFAULT_ALPHA};
@@ -71,6 +71,9 @@ pub struct SlicesCache {
     /// The model whose groups are made, its top labels and its groups.
     top: Option<(usize, TopLabels)>,
     groups: Vec<GroupData>,
+    /// The confidences of the model of `top` sorted once with their groups (the
+    /// groups' ECE at any bins, and the permutation test).
+    sorted_groups: Option<SortedGroups>,
     /// The last whole-set reading brushed.
     whole: Option<((usize, Reading), WholeReading)>,
     index: Option<BinIndex>,
@@ -116,6 +119,11 @@ impl Session {
                 })
                 .collect()
         });
+        self.slices.sorted_groups = self
+            .dataset
+            .groups
+            .as_ref()
+            .map(|g| SortedGroups::new(&top.pairs(), &g.codes, g.len()));
         self.slices.top = Some((model, top));
         self.slices.groups = groups;
         self.slices.index = None;
@@ -186,7 +194,7 @@ impl Session {
         let Some(groups) = &self.dataset.groups else {
             return Ok(None);
         };
-        let top = &self.slices.top.as_ref().expect("made above").1;
+        let sorted_groups = self.slices.sorted_groups.as_ref().expect("made above");
         let settings = GroupSettings {
             binning: r.binning,
             m: r.m,
@@ -195,8 +203,7 @@ impl Session {
             seed: r.seed,
             threads: 1,
         };
-        let (cal, permutation_test) =
-            group_calibration_untested(&top.pairs(), &groups.codes, groups.len(), &settings);
+        let (cal, permutation_test) = group_calibration_sorted(sorted_groups, &settings);
         let answer = SlicesAnswer {
             model: r.model,
             binning: Some(r.binning),

@@ -168,8 +168,8 @@ fn numbers_csv(doc: &Value) -> String {
 
 /// The groups of a document under `prefix` as CSV (none without groups): one row
 /// per group with its value of each grouping column, n, whether it is too small for
-/// a statement, accuracy, ECE at the groups' m and binning, CSR, P_risk and its
-/// verdict's kind (empty when the audit made none).
+/// a statement, accuracy, ECE at the groups' m and binning, smooth ECE, CSR, P_risk
+/// and its verdict's kind (empty cells for what the audit did not compute).
 fn groups_csv(doc: &Value, prefix: &[&str]) -> Option<String> {
     let segments = |path: &str| -> Vec<String> {
         prefix
@@ -194,6 +194,7 @@ fn groups_csv(doc: &Value, prefix: &[&str]) -> Option<String> {
             "too_small",
             "accuracy",
             &ece,
+            "smece",
             "csr",
             "p_risk",
             "verdict",
@@ -208,7 +209,11 @@ fn groups_csv(doc: &Value, prefix: &[&str]) -> Option<String> {
             .flatten()
             .map(value)
             .collect();
-        for key in ["n", "too_small", "accuracy", "ece", "csr", "p_risk"] {
+        for key in ["n", "too_small", "accuracy", "ece"] {
+            cells.push(value(&v[key]));
+        }
+        cells.push(value(&v["audit"]["binning_free"]["smece"]));
+        for key in ["csr", "p_risk"] {
             cells.push(value(&v[key]));
         }
         cells.push(value(&v["audit"]["verdict"]["kind"]));

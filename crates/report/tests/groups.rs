@@ -112,7 +112,14 @@ fn the_report_shows_every_group_its_numbers_and_its_diagram() {
         paths.push(path);
     }
     for i in 0..3 {
-        for key in ["n", "accuracy", "ece", "csr", "p_risk"] {
+        for key in [
+            "n",
+            "accuracy",
+            "ece",
+            "audit.binning_free.smece",
+            "csr",
+            "p_risk",
+        ] {
             let path = format!("groups.values.{i}.{key}");
             assert!(paths.contains(&path), "{path} shown");
         }
@@ -164,21 +171,21 @@ fn the_csv_files_hold_each_group_at_full_precision() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "cohort,n,too_small,accuracy,ece_width_12,csr,p_risk,verdict"
+        "cohort,n,too_small,accuracy,ece_width_12,smece,csr,p_risk,verdict"
     );
     let values = doc["groups"]["values"].as_array().unwrap();
     let rows: Vec<Vec<String>> = lines.map(fields).collect();
     assert_eq!(rows.len(), values.len());
     for (row, v) in rows.iter().zip(values) {
         assert_eq!(row[0], v["group"].as_str().unwrap());
-        for (cell_text, key) in
-            row[1..7]
-                .iter()
-                .zip(["n", "too_small", "accuracy", "ece", "csr", "p_risk"])
-        {
+        for (cell_text, key) in row[1..5].iter().zip(["n", "too_small", "accuracy", "ece"]) {
             assert_eq!(cell(cell_text), v[key], "{key}");
         }
-        assert_eq!(row[7], v["audit"]["verdict"]["kind"].as_str().unwrap());
+        assert_eq!(cell(&row[5]), v["audit"]["binning_free"]["smece"]);
+        assert!(row[5].parse::<f64>().is_ok(), "smece {}", row[5]);
+        assert_eq!(cell(&row[6]), v["csr"]);
+        assert_eq!(cell(&row[7]), v["p_risk"]);
+        assert_eq!(row[8], v["audit"]["verdict"]["kind"].as_str().unwrap());
     }
     // each group's reliability rows, every field
     for (i, v) in values.iter().enumerate() {
