@@ -194,6 +194,8 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
     let scores = RwSignal::new(m.scores.join(", "));
     let predicted = RwSignal::new(m.top_label.first().cloned().unwrap_or_default());
     let confidence = RwSignal::new(m.top_label.get(1).cloned().unwrap_or_default());
+    let stated = RwSignal::new(m.verbalised.first().cloned().unwrap_or_default());
+    let correct = RwSignal::new(m.verbalised.get(1).cloned().unwrap_or_default());
     let class_names = RwSignal::new(m.class_names.join(", "));
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| AUTO.to_string());
     let model_col = RwSignal::new(optional(&m.model_column));
@@ -216,6 +218,10 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
             (p, c) if p.is_empty() && c.is_empty() => Vec::new(),
             (p, c) => vec![p, c],
         };
+        let verbalised = match (stated.get_untracked(), correct.get_untracked()) {
+            (c, z) if c.is_empty() && z.is_empty() => Vec::new(),
+            (c, z) => vec![c, z],
+        };
         let request = MappingOverride {
             delimiter: text(delimiter),
             label: text(label),
@@ -229,6 +235,7 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
                 g if g.is_empty() && none_when_empty => vec!["none".to_string()],
                 g => g,
             },
+            verbalised,
         };
         match request.to_mapping() {
             Err(message) => problem.set(Some(message)),
@@ -303,6 +310,9 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
                 <span class="hint" id="map-scores-help">"one binary column, or one per class in class order, separated by commas"</span>
                 {select("map-predicted", "Top-label: predicted class", predicted, &[("", "—")])}
                 {select("map-confidence", "confidence", confidence, &[("", "—")])}
+                {select("map-stated", "Verbalised: stated confidence", stated, &[("", "—")])}
+                {select("map-correct", "correctness", correct, &[("", "—")])}
+                <span class="hint">"verbalised confidence: the confidence a model stated (0.85, 85 or 85%; empty when it did not answer) and whether its answer was right (1/0, true/false)"</span>
                 <label>"Class names "
                     <input id="map-classes" type="text" size="24" placeholder="detect (e.g. cat, dog, bird)"
                         prop:value=move || class_names.get() on:change=move |ev| class_names.set(event_target_value(&ev))/>

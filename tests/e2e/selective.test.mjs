@@ -89,3 +89,44 @@ test('predictions without abstentions show no answers-and-abstentions section', 
     assert.equal(await page.locator('#selective').count(), 0);
   });
 });
+
+// A verbalised table whose columns have other names: read as a plain table it
+// fails (no label column); naming its two columns in the mapping form reads it as
+// `calibscope audit --verbalised stated,graded` does.
+test('verbalised columns named in the mapping form: the CLI\'s --verbalised numbers', async () => {
+  const { mkdirSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { artifacts } = await import('./helpers.mjs');
+  const dir = path.join(artifacts, 'selective');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'verbal_renamed.csv');
+  writeFileSync(file, readFileSync(data('verbal/verbal_fraction.csv'), 'utf8')
+    .replace('id,question,verbalized_confidence,correct', 'id,question,stated,graded'));
+  const doc = JSON.parse(execFileSync(cli, ['audit', '--json', '--bootstrap', '1000', '--seed', '0', '--alpha', '0.05',
+    '--verbalised', 'stated,graded', file], { maxBuffer: 1 << 26 }).toString());
+  assert.equal(doc.answered, 46);
+  await withApp(browser, async ({ page, errors, requests }) => {
+    await dropPaths(page, [file]);
+    assert.equal(await page.locator('#error').count(), 1, 'not readable without a mapping');
+    await page.locator('#mapping details.correct').evaluate((d) => { d.open = true; });
+    await page.selectOption('#map-stated', 'stated');
+    await page.selectOption('#map-correct', 'graded');
+    await page.locator('#map-apply').click();
+    await page.waitForSelector('#verdict .verdict-text, #verdict .verdict-none', { timeout: 60000 });
+    await idle(page);
+    assert.equal(await page.locator('#error').count(), 0, 'read with the mapping');
+    await page.locator('#selective').waitFor();
+    const shown = await numbersIn(page, '#selective');
+    for (const key of ['answered', 'total', 'coverage', 'risk_coverage.area']) {
+      const n = shown.find((x) => x.metric === key);
+      assert.ok(n, `${key} is shown`);
+      sameAsCli(n, auditValue(doc, key));
+    }
+    // a half-filled pair is refused before reading
+    await page.locator('#mapping details.correct').evaluate((d) => { d.open = true; });
+    await page.selectOption('#map-correct', '');
+    await page.locator('#map-apply').click();
+    assert.match(await page.locator('#map-error').textContent(), /verbalised confidence takes two columns/);
+    assert.deepEqual(foreignRequests(requests), []);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -54,6 +54,7 @@ impl Mapping {
             class_names: self.class_names.clone(),
             // (the grouping is --group's, recorded in the audits' `groups`)
             groups: Vec::new(),
+            verbalised: self.verbalised.clone(),
         }
     }
 

@@ -83,6 +83,18 @@ struct Mapping {
     /// Top-label input: the predicted-class and confidence columns, e.g. --top-label yhat,conf.
     #[arg(long, value_name = "PRED,CONF", value_delimiter = ',', num_args = 1)]
     top_label: Vec<String>,
+    /// Verbalised confidence: the stated-confidence column (a fraction, a percent
+    /// or "85%"; empty or NaN: the model abstained) and the correctness column
+    /// (0/1, true/false), whatever their names, e.g. --verbalised stated,graded.
+    /// Tables whose columns are named confidence and correct are read so without it.
+    #[arg(
+        long,
+        value_name = "CONF,CORRECT",
+        value_delimiter = ',',
+        num_args = 1,
+        conflicts_with_all = ["scores", "top_label", "label", "class_names"]
+    )]
+    verbalised: Vec<String>,
     /// Class names in class order (default: the suffixes of p_<class> columns).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     class_names: Vec<String>,

@@ -207,3 +207,60 @@ fn ragged_logs_of_two_models_rank_no_classwise_metric() {
     assert_eq!(ranked, ["confce", "confce_corr", "confece", "rmsce_conf"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--verbalised CONF,CORRECT` reads a table whose columns are named otherwise to
+/// the audit of the detected fixture; with `--group`, each group's answered rows;
+/// a wrong name is a usage-level error naming the columns there are, exit code 1.
+#[test]
+fn verbalised_columns_named_on_the_command_line() {
+    let fixture = data("verbal/verbal_fraction.csv");
+    let text = std::fs::read_to_string(&fixture).unwrap().replacen(
+        "id,question,verbalized_confidence,correct",
+        "id,question,stated,graded",
+        1,
+    );
+    let dir = std::env::temp_dir().join(format!("calibscope_verbal_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let renamed = dir.join("verbal_fraction.csv");
+    std::fs::write(&renamed, &text).unwrap();
+    let renamed = renamed.to_str().unwrap();
+    let json = |extra: &[&str]| -> Value {
+        let args = [
+            &["audit", "--json", "--no-recalibration", "--bootstrap", "40"][..],
+            extra,
+        ]
+        .concat();
+        serde_json::from_str(&run(&args)).unwrap()
+    };
+    let mut a = json(&[fixture.to_str().unwrap()]);
+    let mut b = json(&["--verbalised", "stated,graded", renamed]);
+    for d in [&mut a, &mut b] {
+        d.as_object_mut().unwrap().remove("file");
+    }
+    assert_eq!(a, b);
+    assert_eq!(b["coverage"].as_f64(), Some(46.0 / 60.0));
+    // a wrong column name
+    let out = calibscope(&["audit", "--verbalised", "stated,grade", renamed]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"grade\""), "{err}");
+    assert!(
+        err.contains("(columns: id, question, stated, graded)"),
+        "{err}"
+    );
+    // grouped: the groups' answered rows add up to the answered rows
+    let grouped = json(&[
+        "--verbalised",
+        "stated,graded",
+        "--group",
+        "id",
+        "--group-min-size",
+        "1",
+        renamed,
+    ]);
+    let values = grouped["groups"]["values"].as_array().unwrap();
+    assert_eq!(values.len(), 46, "one group per answered question id");
+    let n: u64 = values.iter().map(|v| v["n"].as_u64().unwrap()).sum();
+    assert_eq!(n, 46);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -60,7 +60,9 @@ pub(crate) use assemble::{check_same_samples, stem};
 pub use calibscope_core::{PredictionSet, Source};
 pub use error::{Candidate, ErrorCode, Location, ParseError, ParseErrors};
 pub use groups::Groups;
-pub use mapping::{ColumnMapping, Detection, Guess, Pick, Ragged, ScoreColumns, RAGGED_GAP};
+pub use mapping::{
+    ColumnMapping, Detection, Guess, Pick, Ragged, ScoreColumns, VerbalColumns, RAGGED_GAP,
+};
 pub use npy::NpyArray;
 pub use request::MappingRequest;
 
@@ -314,10 +316,20 @@ impl Parser {
                 codec, &name, &self.opts,
             ))),
             Sniffed::Json(bom) => State::Json(Box::new(json::JsonBuf::new(&name, bom, &self.opts))),
-            // a verbalised-confidence table (detected from its header, unless the
-            // mapping says how to read the file)
+            // a verbalised-confidence table: the columns the mapping names, or
+            // detected from its header when the mapping says nothing else
+            Sniffed::Csv(bom) if self.opts.mapping.verbal.is_some() => {
+                let columns = self.opts.mapping.verbal.as_ref().expect("matched");
+                let delim = verbal::delimiter_for(&head[bom..], &self.opts.mapping, columns);
+                State::Verbal(Box::new(verbal::VerbalBuf::new(&name, &self.opts, delim)))
+            }
             Sniffed::Csv(bom)
-                if self.opts.mapping == ColumnMapping::default()
+                if self.opts.mapping
+                    == (ColumnMapping {
+                        groups: self.opts.mapping.groups.clone(),
+                        ungrouped: self.opts.mapping.ungrouped,
+                        ..ColumnMapping::default()
+                    })
                     && verbal::detect(&head[bom..]).is_some() =>
             {
                 let delim = verbal::detect(&head[bom..]).unwrap_or(b',');

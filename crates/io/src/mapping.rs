@@ -62,6 +62,20 @@ pub struct ColumnMapping {
     /// No grouping at all, not even the file's own (set by a grouping named `none`;
     /// see [`ColumnMapping::set_groups`]).
     pub ungrouped: bool,
+    /// Verbalised confidence (a stated-confidence column and a correctness column;
+    /// see [`crate::verbal`]) read from these columns, whatever their names. `None`:
+    /// detected from the header's names.
+    pub verbal: Option<VerbalColumns>,
+}
+
+/// The two columns of a verbalised-confidence table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerbalColumns {
+    /// The stated confidence of each answer (fraction or percent; empty or NaN: the
+    /// model abstained).
+    pub confidence: String,
+    /// Whether the answer was correct (`0`/`1`, `true`/`false`).
+    pub correct: String,
 }
 
 impl ColumnMapping {

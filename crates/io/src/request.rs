@@ -3,7 +3,7 @@
 //! (strings and lists, empty = detect), and all turn it into a [`ColumnMapping`]
 //! here, with the same checks and the same messages.
 
-use crate::mapping::{ColumnMapping, Pick, ScoreColumns};
+use crate::mapping::{ColumnMapping, Pick, ScoreColumns, VerbalColumns};
 use calibscope_core::Source;
 
 /// A column mapping in words. Every empty field is detected.
@@ -40,6 +40,10 @@ pub struct MappingRequest {
     /// lm-evaluation-harness log's subject or task; `["none"]`: no grouping at all.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
     pub groups: Vec<String>,
+    /// Verbalised confidence: the stated-confidence column and the correctness
+    /// column, e.g. `["stated", "graded"]`; empty: detected from the header.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub verbalised: Vec<String>,
 }
 
 fn pick(v: &Option<String>) -> Pick {
@@ -92,6 +96,9 @@ impl MappingRequest {
             model_column: pick(&mapping.model),
             id_column: pick(&mapping.id),
             groups: mapping.group_names(),
+            verbalised: mapping.verbal.as_ref().map_or(Vec::new(), |v| {
+                vec![v.confidence.clone(), v.correct.clone()]
+            }),
         }
     }
 
@@ -138,6 +145,30 @@ impl MappingRequest {
             Some(s) => return Err(format!("scores are 'probs' or 'logits', not '{s}'")),
         };
         let class_names = nonempty(&self.class_names);
+        let verbal = match nonempty(&self.verbalised).as_slice() {
+            [] => None,
+            [confidence, correct] => {
+                let other = scores.is_some()
+                    || self.label.as_deref().is_some_and(|l| !l.trim().is_empty())
+                    || !class_names.is_empty();
+                if other {
+                    return Err(
+                        "verbalised confidence is read from its two columns alone: give no label, score, top-label or class-name columns with it"
+                            .into(),
+                    );
+                }
+                Some(VerbalColumns {
+                    confidence: confidence.clone(),
+                    correct: correct.clone(),
+                })
+            }
+            _ => {
+                return Err(
+                    "verbalised confidence takes two columns: the stated confidence and the correctness, e.g. confidence,correct"
+                        .into(),
+                )
+            }
+        };
         let mut mapping = ColumnMapping {
             delimiter,
             label: self
@@ -151,6 +182,7 @@ impl MappingRequest {
             class_names: (!class_names.is_empty()).then_some(class_names),
             model: pick(&self.model_column),
             id: pick(&self.id_column),
+            verbal,
             ..ColumnMapping::default()
         };
         mapping.set_groups(&self.groups);
@@ -238,6 +270,7 @@ mod tests {
             id: Pick::Column("row".into()),
             groups: Vec::new(),
             ungrouped: false,
+            verbal: None,
         };
         let r = MappingRequest::from_mapping(&m);
         assert_eq!(r.model_column.as_deref(), Some(""));

@@ -26,7 +26,7 @@
 use calibscope_core::data::{PredictionSet, Values};
 
 use crate::error::{ErrorCode, Location, Sink};
-use crate::mapping::{norm, Detection, LABEL_NAMES, PRED_NAMES};
+use crate::mapping::{norm, ColumnMapping, Detection, VerbalColumns, LABEL_NAMES, PRED_NAMES};
 use crate::{Dataset, Format, Options, ParseErrors};
 
 const CONFIDENCE: [&str; 5] = [
@@ -51,23 +51,40 @@ pub struct Selective {
 
 /// The header's delimiter, when the first line is a verbalised-confidence header.
 pub(crate) fn detect(head: &[u8]) -> Option<u8> {
+    header_delimiter(head, |names| {
+        let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
+        find(&CONFIDENCE).is_some() && find(&CORRECT).is_some()
+            // a label or prediction column makes it another kind of table
+            && find(LABEL_NAMES).is_none()
+            && find(PRED_NAMES).is_none()
+    })
+}
+
+/// The delimiter (`,` tab `;` `|`) under which the first line's names (normalised)
+/// satisfy `fits`.
+fn header_delimiter(head: &[u8], fits: impl Fn(&[String]) -> bool) -> Option<u8> {
     let line = head.split(|&b| b == b'\n').next()?;
     let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
-    for delim in [b',', b'\t', b';', b'|'] {
+    [b',', b'\t', b';', b'|'].into_iter().find(|&delim| {
         let names: Vec<String> = line
             .split(delim as char)
             .map(|n| norm(n.trim_matches('"')))
             .collect();
-        let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
-        if find(&CONFIDENCE).is_some() && find(&CORRECT).is_some()
-            // a label or prediction column makes it another kind of table
-            && find(LABEL_NAMES).is_none()
-            && find(PRED_NAMES).is_none()
-        {
-            return Some(delim);
-        }
-    }
-    None
+        fits(&names)
+    })
+}
+
+/// The delimiter of a table whose verbalised-confidence columns the mapping names:
+/// the mapping's, else the one under which the header holds both names, else `,`
+/// (the read then says which column is missing).
+pub(crate) fn delimiter_for(head: &[u8], mapping: &ColumnMapping, columns: &VerbalColumns) -> u8 {
+    mapping.delimiter.unwrap_or_else(|| {
+        header_delimiter(head, |names| {
+            let has = |c: &str| names.contains(&norm(c));
+            has(&columns.confidence) && has(&columns.correct)
+        })
+        .unwrap_or(b',')
+    })
 }
 
 /// Buffers the table (one row per question: small) and reads it at the end.
@@ -122,12 +139,43 @@ impl VerbalBuf {
         let header = records.first().cloned().unwrap_or_default();
         let names: Vec<String> = header.iter().map(|h| norm(h)).collect();
         let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
-        let (Some(ci), Some(zi)) = (find(&CONFIDENCE), find(&CORRECT)) else {
-            sink.push(ErrorCode::MissingScoreColumns, Location::default(), format!(
-                "the header ({}) names no confidence and correctness columns once its quoting is read",
-                header.join(", ")
-            ));
-            return Err(sink.into_errors(None));
+        let (ci, zi) = match &self.opts.mapping.verbal {
+            // the columns the mapping names, whatever they are called
+            Some(columns) => {
+                let named = |name: &str, what: &str, sink: &mut Sink| {
+                    let at = names.iter().position(|n| *n == norm(name));
+                    if at.is_none() {
+                        sink.push(ErrorCode::MappingColumnMissing, Location::default().with_column(name.to_string()), format!(
+                            "the mapping names {name:?} as the {what} column of verbalised confidence, but there is no such column (columns: {}); name the column as the header writes it",
+                            header.join(", ")
+                        ));
+                    }
+                    at
+                };
+                let ci = named(&columns.confidence, "stated-confidence", &mut sink);
+                let zi = named(&columns.correct, "correctness", &mut sink);
+                match (ci, zi) {
+                    (Some(ci), Some(zi)) if ci != zi => (ci, zi),
+                    (Some(_), Some(_)) => {
+                        sink.push(ErrorCode::InvalidMapping, Location::default(), format!(
+                            "the mapping names {:?} as both the confidence and the correctness column: they are two different columns",
+                            columns.confidence
+                        ));
+                        return Err(sink.into_errors(None));
+                    }
+                    _ => return Err(sink.into_errors(None)),
+                }
+            }
+            None => match (find(&CONFIDENCE), find(&CORRECT)) {
+                (Some(ci), Some(zi)) => (ci, zi),
+                _ => {
+                    sink.push(ErrorCode::MissingScoreColumns, Location::default(), format!(
+                        "the header ({}) names no confidence and correctness columns once its quoting is read",
+                        header.join(", ")
+                    ));
+                    return Err(sink.into_errors(None));
+                }
+            },
         };
         let (cname, zname) = (header[ci].clone(), header[zi].clone());
         let at = |row: usize, col: &str| Location::row(row as u64).with_column(col.to_string());
@@ -209,6 +257,28 @@ impl VerbalBuf {
             percent,
             ..Default::default()
         };
+        // the grouping columns (the mapping's), coded per answered row
+        let group_at: Vec<usize> = self
+            .opts
+            .mapping
+            .groups
+            .iter()
+            .filter_map(|g| {
+                let at = names.iter().position(|n| *n == norm(g));
+                if at.is_none() {
+                    sink.push(ErrorCode::MappingColumnMissing, Location::default().with_column(g.clone()), format!(
+                        "the grouping names {g:?}, but there is no such column (columns: {}); group by one of the table's other columns",
+                        header.join(", ")
+                    ));
+                }
+                at
+            })
+            .collect();
+        if !sink.errors.is_empty() {
+            return Err(sink.into_errors(None));
+        }
+        let mut dicts = vec![crate::groups::Dict::default(); group_at.len()];
+        let mut group_codes = vec![Vec::new(); group_at.len()];
         let (mut labels, mut conf) = (Vec::new(), Vec::new());
         for (row, c, z) in &cells {
             let v = match c {
@@ -220,6 +290,9 @@ impl VerbalBuf {
             };
             labels.push(if z.unwrap_or(false) { 0 } else { 1 });
             conf.push(if percent { v / 100.0 } else { v });
+            for (j, &at) in group_at.iter().enumerate() {
+                group_codes[j].push(dicts[j].code(records[row + 1][at].as_bytes()));
+            }
         }
         if labels.is_empty() {
             sink.push(ErrorCode::HeaderOnly, Location::default(), format!(
@@ -228,6 +301,18 @@ impl VerbalBuf {
             return Err(sink.into_errors(None));
         }
         let n = labels.len();
+        let groups = if group_at.is_empty() {
+            None
+        } else {
+            let columns = group_at.iter().map(|&at| header[at].clone()).collect();
+            match crate::groups::assemble(columns, dicts, group_codes) {
+                Ok(g) => Some(g),
+                Err(msg) => {
+                    sink.push(ErrorCode::InvalidMapping, Location::default(), msg);
+                    return Err(sink.into_errors(None));
+                }
+            }
+        };
         let set = PredictionSet::top_label(labels, vec![0; n], Values::F64(conf));
         let stem = self.name.rsplit('/').next().unwrap_or(&self.name);
         let stem = stem.split('.').next().unwrap_or(stem).to_string();
@@ -236,7 +321,7 @@ impl VerbalBuf {
             ignored: header
                 .iter()
                 .enumerate()
-                .filter(|(j, _)| *j != ci && *j != zi)
+                .filter(|(j, _)| *j != ci && *j != zi && !group_at.contains(j))
                 .map(|(_, h)| h.clone())
                 .collect(),
             ..Default::default()
@@ -259,7 +344,7 @@ impl VerbalBuf {
             ids: None,
             class_names: vec!["0".into(), "1".into()],
             detection,
-            groups: None,
+            groups,
         })
     }
 }

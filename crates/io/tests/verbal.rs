@@ -113,3 +113,105 @@ fn bad_correctness_and_out_of_range_confidence_are_located() {
         e.message
     );
 }
+
+/// The fraction fixture with its two columns renamed (and `;`-delimited).
+fn renamed() -> String {
+    String::from_utf8(data("verbal_fraction.csv"))
+        .unwrap()
+        .replacen(
+            "id,question,verbalized_confidence,correct",
+            "id,question,stated,graded",
+            1,
+        )
+}
+
+fn with_mapping(
+    text: &str,
+    request: calibscope_io::MappingRequest,
+) -> Result<Dataset, ParseErrors> {
+    let options = Options {
+        mapping: request.to_mapping().expect("a valid request"),
+        ..Options::default()
+    };
+    parse_bytes("v.csv", text.as_bytes(), &options)
+}
+
+/// Columns named otherwise are read when the mapping names them (the CLI's
+/// `--verbalised stated,graded`, the page's form), to the same set as the detected
+/// fixture; a missing name is a located error naming the columns there are.
+#[test]
+fn the_mapping_names_the_two_columns_whatever_they_are_called() {
+    let detected = read("verbal_fraction.csv").unwrap();
+    // without the mapping the renamed table is not verbalised: no label column
+    assert!(inline(&renamed()).is_err());
+    let request = calibscope_io::MappingRequest {
+        verbalised: vec!["stated".into(), "graded".into()],
+        ..Default::default()
+    };
+    let mapped = with_mapping(&renamed(), request.clone()).unwrap();
+    assert_eq!(mapped.models[0].1, detected.models[0].1);
+    assert_eq!(mapped.detection.selective, detected.detection.selective);
+    // whatever delimiter the header is written with
+    let semicolons = "id;stated;graded\n0;60%;false\n1;;\n2;85%;true\n";
+    let mapped = with_mapping(semicolons, request.clone()).unwrap();
+    assert_eq!(mapped.n(), 2);
+    assert_eq!(mapped.detection.selective.as_ref().unwrap().abstained, [1]);
+    // a name the header lacks
+    let wrong = calibscope_io::MappingRequest {
+        verbalised: vec!["stated".into(), "grade".into()],
+        ..Default::default()
+    };
+    let e = with_mapping(&renamed(), wrong).unwrap_err();
+    assert_eq!(e.errors.len(), 1);
+    assert_eq!(e.errors[0].code, ErrorCode::MappingColumnMissing);
+    assert_eq!(e.errors[0].location.column.as_deref(), Some("grade"));
+    assert!(
+        e.errors[0]
+            .message
+            .contains("(columns: id, question, stated, graded)"),
+        "{}",
+        e.errors[0].message
+    );
+    // the request round-trips, and refuses one column or a label beside it
+    let m = request.to_mapping().unwrap();
+    assert_eq!(calibscope_io::MappingRequest::from_mapping(&m), request);
+    for bad in [
+        calibscope_io::MappingRequest {
+            verbalised: vec!["stated".into()],
+            ..Default::default()
+        },
+        calibscope_io::MappingRequest {
+            verbalised: vec!["stated".into(), "graded".into()],
+            label: Some("y".into()),
+            ..Default::default()
+        },
+    ] {
+        assert!(bad.to_mapping().is_err(), "{bad:?}");
+    }
+}
+
+/// A grouping column of a verbalised table: each answered row's group, the
+/// abstentions left out; a grouping column the table lacks is a located error.
+#[test]
+fn verbalised_answers_can_be_grouped() {
+    let text = "subject,confidence,correct\nmath,0.9,1\nmath,,\nlaw,0.6,0\nlaw,0.7,1\nmath,80%,1\n"
+        .replace("80%", "0.8");
+    let request = calibscope_io::MappingRequest {
+        groups: vec!["subject".into()],
+        ..Default::default()
+    };
+    let ds = with_mapping(&text, request).unwrap();
+    assert_eq!(ds.n(), 4);
+    let g = ds.groups.as_ref().expect("grouped");
+    assert_eq!(g.columns, ["subject"]);
+    assert_eq!(g.names, ["law", "math"]);
+    assert_eq!(g.codes, [1, 0, 0, 1]);
+    assert_eq!(ds.detection.selective.as_ref().unwrap().abstained, [1]);
+    let missing = calibscope_io::MappingRequest {
+        groups: vec!["topic".into()],
+        ..Default::default()
+    };
+    let e = with_mapping(&text, missing).unwrap_err();
+    assert_eq!(e.errors[0].code, ErrorCode::MappingColumnMissing);
+    assert_eq!(e.errors[0].location.column.as_deref(), Some("topic"));
+}
