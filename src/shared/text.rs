@@ -99,6 +99,8 @@ pub fn error_help(code: &str) -> (&'static str, &'static str) {
         "npy_needs_pair" => ("This .npy needs its pair", "Drop NAME.labels.npy together with NAME.probs.npy or NAME.logits.npy."),
         "length_mismatch" => ("Labels and scores have different lengths", "Save both arrays from the same samples."),
         "zip_bad" | "zip_unsupported" | "zip_crc" | "zip_empty" => ("The .npz archive cannot be read", "Save it again with np.savez or np.savez_compressed."),
+        "columnar_bad" => ("The Parquet or Arrow file cannot be read", "Copy or write the file again; it may be truncated."),
+        "columnar_unsupported" => ("This Parquet or Arrow file cannot be read here", "Audit it with the calibscope command-line tool, or write the predictions as CSV (df.to_csv) or .npz."),
         "zip_too_large" => ("The .npz inflates to too much data", "Split the predictions into smaller files."),
         "read_failed" => ("The browser could not read the file", "Check that the file still exists and try again."),
         "no_dataset" => ("No data set is open", "Drop a prediction file first."),

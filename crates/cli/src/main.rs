@@ -114,7 +114,7 @@ enum BinningArg {
 
 #[derive(Args, Debug)]
 struct AuditArgs {
-    /// Prediction files (CSV/TSV/JSON/.npy/.npz; `-` reads standard input).
+    /// Prediction files (CSV/TSV/JSON/.npy/.npz/Parquet/Arrow IPC; `-` reads standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Bin counts of the ECE-family tables, e.g. 15 or 1,2,5,10,15,20,100.

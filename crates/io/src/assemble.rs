@@ -163,7 +163,10 @@ pub(crate) fn stem(file: &str) -> String {
             }
         }
     }
-    for ext in [".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz"] {
+    for ext in [
+        ".csv", ".tsv", ".txt", ".json", ".jsonl", ".npy", ".npz", ".parquet", ".pq", ".feather",
+        ".arrow", ".arrows", ".ipc",
+    ] {
         if let Some(s) = base.strip_suffix(ext) {
             if !s.is_empty() {
                 return s.to_string();

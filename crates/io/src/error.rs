@@ -133,6 +133,14 @@ error_codes! {
     // --- compressed input
     /// A gzip or zstd stream that is corrupt or ends early.
     CompressedBad => "compressed_bad",
+    // --- Parquet and Arrow IPC
+    /// A Parquet or Arrow IPC file that cannot be read (bad magic, truncated
+    /// footer, corrupt page).
+    ColumnarBad => "columnar_bad",
+    /// A Parquet or Arrow IPC file this build does not read: a codec (brotli,
+    /// LZO), a column type, a layout (a long-format `model` column), or Parquet in
+    /// a build without the reader.
+    ColumnarUnsupported => "columnar_unsupported",
 }
 
 impl ErrorCode {

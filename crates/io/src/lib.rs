@@ -11,7 +11,9 @@
 //! - NumPy `.npy` (versions 1–3, either byte order, C or Fortran order), including
 //!   structured arrays whose field names follow the CSV header;
 //! - NumPy pairs `NAME.labels.npy` + `NAME.probs.npy` / `NAME.logits.npy`;
-//! - `.npz` archives (stored or deflated members) with `labels` + `probs` / `logits`.
+//! - `.npz` archives (stored or deflated members) with `labels` + `probs` / `logits`;
+//! - Apache Parquet and Arrow IPC / Feather files (feature `columnar`, on by
+//!   default), read by the Apache Arrow crates.
 //!
 //! Everything goes through the push [`Parser`]: bytes in slices of any size, the
 //! same [`Dataset`] whatever the slice boundaries. CSV and `.npy` stream (memory is
@@ -34,6 +36,8 @@
 //! ```
 
 mod assemble;
+#[cfg(feature = "columnar")]
+mod columnar;
 mod compress;
 mod csv;
 mod decimal;
@@ -86,6 +90,10 @@ pub enum Format {
     Npz,
     /// Several files combined into one multi-model set.
     MultiFile,
+    /// An Apache Parquet file.
+    Parquet,
+    /// An Arrow IPC file or stream (Feather v2).
+    ArrowIpc,
 }
 
 impl Format {
@@ -99,6 +107,8 @@ impl Format {
             Format::NpyPair => "npy-pair",
             Format::Npz => "npz",
             Format::MultiFile => "multi-file",
+            Format::Parquet => "parquet",
+            Format::ArrowIpc => "arrow",
         }
     }
 }
@@ -216,6 +226,9 @@ enum State {
     Npz(Box<npz::ZipStream>),
     Compressed(Box<compress::Decompress>),
     Verbal(Box<verbal::VerbalBuf>),
+    /// A Parquet or Arrow IPC file, buffered whole (its footer is at the end).
+    #[cfg(feature = "columnar")]
+    Columnar(columnar::Container, Vec<u8>),
     Failed(ParseErrors),
     Done,
 }
@@ -310,8 +323,17 @@ impl Parser {
                 Location::default(),
                 msg,
             ))),
+            #[cfg(not(feature = "columnar"))]
+            Sniffed::NoColumnarReader(msg) => State::Failed(ParseErrors::single(ParseError::new(
+                ErrorCode::ColumnarUnsupported,
+                &name,
+                Location::default(),
+                format!("this is {msg}"),
+            ))),
             Sniffed::Npy => State::Npy(Box::new(npy::NpyDecoder::new(&name, None, &self.opts))),
             Sniffed::Zip => State::Npz(Box::new(npz::ZipStream::new(&name, &self.opts))),
+            #[cfg(feature = "columnar")]
+            Sniffed::Columnar(c) => State::Columnar(c, Vec::new()),
             Sniffed::Compressed(codec) => State::Compressed(Box::new(compress::Decompress::new(
                 codec, &name, &self.opts,
             ))),
@@ -355,6 +377,8 @@ impl Parser {
             State::Npz(z) => z.push(data),
             State::Compressed(z) => z.push(data),
             State::Verbal(v) => v.push(data),
+            #[cfg(feature = "columnar")]
+            State::Columnar(_, buf) => buf.extend_from_slice(data),
             _ => {}
         }
     }
@@ -431,6 +455,10 @@ impl Parser {
             State::Npz(z) => z.finish().map(Parsed::Dataset),
             State::Compressed(z) => z.finish_any(),
             State::Verbal(v) => v.finish().map(Parsed::Dataset),
+            #[cfg(feature = "columnar")]
+            State::Columnar(c, bytes) => {
+                columnar::dataset(&self.name, c, bytes, &self.opts).map(Parsed::Dataset)
+            }
         }
     }
 }
@@ -442,10 +470,47 @@ enum Sniffed {
     Npy,
     Zip,
     Compressed(compress::Codec),
+    #[cfg(feature = "columnar")]
+    Columnar(columnar::Container),
+    /// Parquet or Arrow IPC in a build without their reader: what to do instead.
+    #[cfg(not(feature = "columnar"))]
+    NoColumnarReader(&'static str),
     /// JSON; the BOM length to skip.
     Json(usize),
     /// CSV; the BOM length to skip.
     Csv(usize),
+}
+
+/// What a build without the Parquet reader (the web page) says of a Parquet file.
+#[cfg(not(feature = "columnar"))]
+const PARQUET: &str = "a Parquet file, which the web page does not read yet; audit it with the calibscope command-line tool (calibscope audit FILE.parquet), or write the predictions as CSV (df.to_csv) or .npz";
+/// The same for an Arrow IPC (Feather) file or stream.
+#[cfg(not(feature = "columnar"))]
+const ARROW_IPC: &str = "an Arrow IPC (Feather) file, which the web page does not read yet; audit it with the calibscope command-line tool (calibscope audit FILE.feather), or write the predictions as CSV (df.to_csv) or .npz";
+
+/// A Parquet or Arrow IPC magic, read by the `columnar` reader.
+#[cfg(feature = "columnar")]
+fn columnar_magic(magic: &[u8]) -> Option<Sniffed> {
+    use columnar::Container;
+    let container = match magic {
+        b"PAR1" => Container::Parquet,
+        b"ARROW1" => Container::IpcFile,
+        b"\xff\xff\xff\xff" => Container::IpcStream,
+        _ => return None,
+    };
+    Some(Sniffed::Columnar(container))
+}
+
+/// A Parquet or Arrow IPC magic in a build without their reader: refused with
+/// what to do instead.
+#[cfg(not(feature = "columnar"))]
+fn columnar_magic(magic: &[u8]) -> Option<Sniffed> {
+    let says = match magic {
+        b"PAR1" => PARQUET,
+        b"ARROW1" | b"\xff\xff\xff\xff" => ARROW_IPC,
+        _ => return None,
+    };
+    Some(Sniffed::NoColumnarReader(says))
 }
 
 fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
@@ -477,7 +542,9 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
         (b"\x80\x03", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
         (b"\x80\x04", Some("a Python pickle (torch.save / pickle.dump); save the arrays with np.save or as CSV instead")),
         (b"\x89HDF", Some("an HDF5 file; export the predictions as .npy, .npz or CSV")),
-        (b"PAR1", Some("a Parquet file; export the predictions as CSV (df.to_csv) or .npz")),
+        (b"PAR1", None),
+        (b"ARROW1", None),
+        (b"\xff\xff\xff\xff", None),
     ];
     for (m, msg) in magic {
         let n = m.len().min(buf.len());
@@ -486,6 +553,9 @@ fn sniff(buf: &[u8], has_newline: bool, at_end: bool) -> Sniffed {
                 return Sniffed::NeedMore;
             }
             if n == m.len() {
+                if let Some(s) = columnar_magic(m) {
+                    return s;
+                }
                 return match (msg, m[0]) {
                     (Some(msg), _) => Sniffed::Unknown(format!("this is {msg}")),
                     (None, b'P') => Sniffed::Zip,

@@ -6,7 +6,7 @@ use calibscope_core::{PredictionSet, Scores, Source, Values};
 
 use crate::error::{Location, Sink};
 use crate::mapping::{plan, Col, PlanScores, SourceChoice};
-use crate::num::{fmt_num, ClassKind, MAX_CLASS, MAX_TOPLABEL_CLASS};
+use crate::num::{fmt_num, ClassKind, LabelReader, MAX_CLASS, MAX_TOPLABEL_CLASS};
 use crate::pages::reserve_exact_on_huge_pages;
 use crate::{Dataset, ErrorCode, Format, Ids, Options, ParseError, ParseErrors};
 
@@ -15,6 +15,8 @@ mod header;
 mod runs;
 
 pub use assembly::npy_pair;
+#[cfg(feature = "columnar")]
+pub(crate) use assembly::ArrCol;
 pub(crate) use assembly::{array_cols, assemble, structured_dataset};
 use header::{interpret, Header, LitParser};
 use runs::{float_runs, Run};
@@ -25,21 +27,35 @@ pub(crate) enum Column {
     F32(Vec<f32>),
     F64(Vec<f64>),
     Int(Vec<i64>),
+    /// Text values (a Parquet / Arrow string column; never from NumPy).
+    #[cfg_attr(not(feature = "columnar"), allow(dead_code))]
+    Text(Vec<String>),
+    /// A column of a type that is not read (a Parquet / Arrow date, binary ...):
+    /// its type's name and its number of rows. An error if the mapping uses it.
+    #[cfg_attr(not(feature = "columnar"), allow(dead_code))]
+    Other {
+        type_name: String,
+        rows: usize,
+    },
 }
 
 impl Column {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Column::F32(v) => v.len(),
             Column::F64(v) => v.len(),
             Column::Int(v) => v.len(),
+            Column::Text(v) => v.len(),
+            Column::Other { rows, .. } => *rows,
         }
     }
-    fn get(&self, i: usize) -> f64 {
+    /// The `i`-th value as a number (NaN for text and unread types).
+    pub(crate) fn get(&self, i: usize) -> f64 {
         match self {
             Column::F32(v) => v[i] as f64,
             Column::F64(v) => v[i],
             Column::Int(v) => v[i] as f64,
+            Column::Text(_) | Column::Other { .. } => f64::NAN,
         }
     }
     fn reserve(&mut self, n: usize) {
@@ -47,13 +63,26 @@ impl Column {
             Column::F32(v) => reserve_exact_on_huge_pages(v, n),
             Column::F64(v) => reserve_exact_on_huge_pages(v, n),
             Column::Int(v) => reserve_exact_on_huge_pages(v, n),
+            Column::Text(v) => v.reserve_exact(n),
+            Column::Other { .. } => {}
         }
     }
+    /// The values as numbers (NaN for text and unread types, which
+    /// [`assemble`] refuses as scores before asking for them).
     fn into_values(self) -> Values {
         match self {
             Column::F32(v) => Values::F32(v),
             Column::F64(v) => Values::F64(v),
             Column::Int(v) => Values::F64(v.into_iter().map(|x| x as f64).collect()),
+            other => Values::F64(vec![f64::NAN; other.len()]),
+        }
+    }
+    /// What the column holds, for messages: `None` for numbers.
+    fn not_numbers(&self) -> Option<String> {
+        match self {
+            Column::Text(_) => Some("text".into()),
+            Column::Other { type_name, .. } => Some(format!("values of type {type_name}")),
+            _ => None,
         }
     }
 }
@@ -121,6 +150,8 @@ impl NpyArray {
                 Column::F32(v) => v.len() * 4,
                 Column::F64(v) => v.len() * 8,
                 Column::Int(v) => v.len() * 8,
+                Column::Text(v) => v.iter().map(|t| t.len() + 24).sum(),
+                Column::Other { .. } => 0,
             })
             .sum()
     }
@@ -565,6 +596,7 @@ impl NpyDecoder {
                 Column::F32(v) => Column::F32(tr(v, n, k)),
                 Column::F64(v) => Column::F64(tr(v, n, k)),
                 Column::Int(v) => Column::Int(tr(v, n, k)),
+                other => other.clone(),
             };
         }
         if !h.structured {

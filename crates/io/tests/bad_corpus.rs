@@ -90,7 +90,21 @@ fn every_bad_input_gives_its_expected_errors() {
         if bless {
             std::fs::write(&exp_path, &got).unwrap();
         }
-        let want = std::fs::read_to_string(&exp_path).unwrap_or_default();
+        let mut want = std::fs::read_to_string(&exp_path).unwrap_or_default();
+        // a build without the Parquet / Arrow reader (the web page's) refuses those
+        // files whole, saying where they are read
+        let columnar = bytes.starts_with(b"PAR1") || bytes.starts_with(b"ARROW1");
+        if columnar && !cfg!(feature = "columnar") {
+            assert!(
+                got.starts_with("columnar_unsupported | this is "),
+                "{name}: {got}"
+            );
+            assert!(
+                got.contains("calibscope command-line tool"),
+                "{name}: {got}"
+            );
+            want = got.clone();
+        }
         if got != want {
             failures.push(format!("{name}:\n  got:\n{got}  want:\n{want}"));
         }

@@ -145,6 +145,37 @@ pub(crate) fn assemble(
             );
         }
     }
+    // text and unread types where numbers are needed
+    let score_cols: Vec<usize> = match &p.scores {
+        PlanScores::Column { col, .. } | PlanScores::Vector { col, .. } => vec![*col],
+        PlanScores::Matrix { cols, .. } => cols.clone(),
+        PlanScores::TopLabel { conf, .. } => vec![*conf],
+    };
+    for &i in &used {
+        let Some(holds) = cols[i].data.not_numbers() else {
+            continue;
+        };
+        let c = &cols[i];
+        if score_cols.contains(&i) {
+            sink.push(
+                ErrorCode::BadNumber,
+                where_(c),
+                format!(
+                    "the score column {:?} holds {holds}, not numbers; write the probabilities or logits as floats",
+                    c.name
+                ),
+            );
+        } else if let Column::Other { type_name, .. } = &c.data {
+            sink.push(
+                ErrorCode::ColumnarUnsupported,
+                where_(c),
+                format!(
+                    "the column {:?} holds values of type {type_name}, which calibscope does not read; cast it to integers or text (labels, ids, groups)",
+                    c.name
+                ),
+            );
+        }
+    }
     if !sink.is_empty() {
         return Err(sink.into_errors(None));
     }
@@ -155,6 +186,13 @@ pub(crate) fn assemble(
         PlanScores::TopLabel { conf, .. } => vec![*conf],
     };
     let kind = ClassKind::from_names(&p.class_names);
+    let k = match &p.scores {
+        PlanScores::Column { .. } => Some(2),
+        PlanScores::Vector { col, .. } => Some(cols[*col].width),
+        PlanScores::Matrix { cols, .. } => Some(cols.len()),
+        PlanScores::TopLabel { .. } => None,
+    };
+    let names = p.class_names.clone();
     let mut bad_rows: Vec<u64> = Vec::new();
     let mut slots: Vec<Option<ArrCol>> = cols.into_iter().map(Some).collect();
 
@@ -170,9 +208,38 @@ pub(crate) fn assemble(
                      bad: &mut Vec<u64>|
      -> Vec<u32> {
         let mut out = Vec::with_capacity(c.rows);
+        // text labels: class names (or integers written as text), read as in a CSV
+        let mut text = match (&c.data, kind) {
+            (Column::Text(_), ClassKind::Indices) if what != "label" => {
+                Some(LabelReader::new(&[], None))
+            }
+            (Column::Text(_), _) => Some(LabelReader::new(&names, k)),
+            _ => None,
+        };
         for r in 0..c.rows {
+            if let (Column::Text(v), Some(reader)) = (&c.data, text.as_mut()) {
+                match reader.read(v[r].as_bytes(), r as u64) {
+                    Ok(x) => out.push(x),
+                    Err((code, msg)) => {
+                        let mut loc = where_(c);
+                        loc.row = Some(r as u64);
+                        let msg = if what == "label" {
+                            msg
+                        } else {
+                            format!("{what}: {msg}")
+                        };
+                        sink.push(code, loc, msg);
+                        bad.push(r as u64);
+                        out.push(0);
+                    }
+                }
+                continue;
+            }
             let (v, err) = match &c.data {
                 Column::Int(v) => (v[r], None),
+                _ if c.data.get(r).is_nan() => {
+                    (0, Some(format!("{what} is missing (null or NaN)")))
+                }
                 _ => {
                     let x = c.data.get(r);
                     if x.is_finite() && x == x.trunc() && x.abs() < 9e15 {
@@ -235,6 +302,7 @@ pub(crate) fn assemble(
 
     let ids = p.id.and_then(|i| slots[i].take()).map(|c| match c.data {
         Column::Int(v) => Ids::Int(v),
+        Column::Text(v) => Ids::Text(v),
         other => Ids::Text((0..other.len()).map(|r| fmt_num(other.get(r))).collect()),
     });
 
@@ -255,6 +323,7 @@ pub(crate) fn assemble(
                     text.clear();
                     match &c.data {
                         Column::Int(v) => text.push_str(&v[r].to_string()),
+                        Column::Text(v) => text.push_str(v[r].trim()),
                         other => text.push_str(&fmt_num(other.get(r))),
                     }
                     d.code(text.as_bytes())

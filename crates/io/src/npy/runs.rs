@@ -123,6 +123,7 @@ pub(super) fn copy_out(cols: &mut [ArrCol], used: &[usize]) {
             Column::F32(v) => Column::F32(v.iter().skip(i).step_by(w).copied().collect()),
             Column::F64(v) => Column::F64(v.iter().skip(i).step_by(w).copied().collect()),
             Column::Int(v) => Column::Int(v.iter().skip(i).step_by(w).copied().collect()),
+            other => other.clone(),
         };
     }
 }

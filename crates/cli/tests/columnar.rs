@@ -1,0 +1,125 @@
+//! Parquet and Arrow IPC files (crates/io/tests/data/columnar/, written by pandas,
+//! polars and pyarrow through bench/columnar_fixtures.sh) audit to the same numbers
+//! as the canonical CSV of the same predictions: the whole audit JSON is equal but
+//! for the input's format. A damaged file exits with a located, actionable message.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(dir: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../io/tests")
+        .join(dir)
+        .join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calibscope"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// `calibscope audit --json FILE --bootstrap 200` without the file's name and format.
+fn audit(file: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "audit",
+        "--json",
+        file.to_str().unwrap(),
+        "--bootstrap",
+        "200",
+    ];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    v.as_object_mut().unwrap().remove("file");
+    v["input"].as_object_mut().unwrap().remove("format");
+    v
+}
+
+fn assert_same(got: &Value, want: &Value, what: &str) {
+    if got != want {
+        let (g, w) = (got.as_object().unwrap(), want.as_object().unwrap());
+        let differ: Vec<&String> = g.keys().filter(|key| g.get(*key) != w.get(*key)).collect();
+        panic!("{what}: sections {differ:?} differ");
+    }
+}
+
+#[test]
+fn parquet_and_feather_audit_as_the_canonical_csv() {
+    let want = audit(&data("data/sklearn", "digits_canonical.csv"), &[]);
+    for name in [
+        "digits_pandas.parquet",
+        "digits_zstd.parquet",
+        "digits_row_groups.parquet",
+        "digits_polars_list.parquet",
+        "digits.feather",
+        "digits.arrows",
+    ] {
+        assert_same(&audit(&data("data/columnar", name), &[]), &want, name);
+    }
+    let out = run(&[
+        "audit",
+        "--json",
+        data("data/columnar", "digits_pandas.parquet")
+            .to_str()
+            .unwrap(),
+        "--bootstrap",
+        "0",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["input"]["format"], "parquet");
+    // a struct field named on the command line
+    let got = audit(
+        &data("data/columnar", "digits_struct.parquet"),
+        &["--label", "target", "--scores", "model_response.scores"],
+    );
+    assert_eq!(got["input"]["n"], want["input"]["n"]);
+    assert_eq!(got["readings"], want["readings"]);
+}
+
+#[test]
+fn a_long_parquet_is_a_model_comparison() {
+    let out = run(&[
+        "audit",
+        "--json",
+        data("data/columnar", "digits_long.parquet")
+            .to_str()
+            .unwrap(),
+        "--bootstrap",
+        "0",
+        "--no-recalibration",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&String> = v["models"].as_object().expect("models").keys().collect();
+    assert_eq!(names, ["lr", "lr_sharp"]);
+    assert_eq!(v["input"]["format"], "parquet");
+    assert_eq!(v["input"]["models"], serde_json::json!(["lr", "lr_sharp"]));
+}
+
+#[test]
+fn damaged_files_exit_with_a_located_message() {
+    for (name, says) in [
+        ("parquet_truncated.parquet", "[columnar_bad]"),
+        ("parquet_brotli.parquet", "compression='zstd'"),
+        ("parquet_ragged_list.parquet", "row 7, column \"probs\""),
+    ] {
+        let out = run(&["audit", data("corpus/bad", name).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(name), "{err}");
+        assert!(err.contains(says), "{name}: {err}");
+    }
+}
