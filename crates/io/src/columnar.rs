@@ -19,7 +19,6 @@
 //! refused with a message saying how to rewrite the file.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -34,7 +33,7 @@ use crate::npy::{assemble, ArrCol, Column};
 use crate::{Dataset, ErrorCode, Format, Options, ParseError, ParseErrors, Pick};
 
 /// Rows decoded at a time.
-const BATCH_ROWS: usize = 64 * 1024;
+const BATCH_ROWS: usize = 8 * 1024;
 
 /// The columnar container of a file, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +47,20 @@ pub(crate) enum Container {
 }
 
 impl Container {
+    /// The container a file's first bytes announce: `PAR1`, `ARROW1`, or the IPC
+    /// stream's continuation marker `FF FF FF FF`.
+    pub(crate) fn of(head: &[u8]) -> Option<Container> {
+        if head.starts_with(b"PAR1") {
+            Some(Container::Parquet)
+        } else if head.starts_with(b"ARROW1") {
+            Some(Container::IpcFile)
+        } else if head.starts_with(b"\xff\xff\xff\xff") {
+            Some(Container::IpcStream)
+        } else {
+            None
+        }
+    }
+
     pub(crate) fn format(self) -> Format {
         match self {
             Container::Parquet => Format::Parquet,
@@ -75,59 +88,31 @@ pub(crate) fn dataset(
         let (code, message) = explain(container, &text);
         ParseErrors::single(ParseError::new(code, file, Location::default(), message))
     };
-    let (schema, batches): (
-        Arc<Schema>,
-        Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
-    ) = match container {
-        Container::Parquet => {
-            use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-            let builder = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
-                .map_err(|e| fail(&e))?;
-            let rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
-            check_cells(file, builder.schema(), rows, opts)?;
-            let schema = builder.schema().clone();
-            let reader = builder
-                .with_batch_size(BATCH_ROWS)
-                .build()
-                .map_err(|e| fail(&e))?;
-            (
-                schema,
-                Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
-            )
-        }
+    let (leaves, rows, problems) = match container {
+        Container::Parquet => parquet_leaves(file, bytes, opts, &fail)?,
         Container::IpcFile => {
             let reader = arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(bytes), None)
                 .map_err(|e| fail(&e))?;
-            (
-                reader.schema(),
-                Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
-            )
+            let mut leaves = leaves_of(&reader.schema(), 0..reader.schema().fields().len());
+            let (rows, problems) =
+                read_batches(reader, &mut leaves, 0, opts).map_err(|e| fail(&e))?;
+            (leaves, rows, problems)
         }
         Container::IpcStream => {
             let reader =
                 arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
                     .map_err(|e| fail(&e))?;
-            (
-                reader.schema(),
-                Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
-            )
+            let mut leaves = leaves_of(&reader.schema(), 0..reader.schema().fields().len());
+            let (rows, problems) =
+                read_batches(reader, &mut leaves, 0, opts).map_err(|e| fail(&e))?;
+            (leaves, rows, problems)
         }
     };
-    let mut leaves = Vec::new();
-    for (i, f) in schema.fields().iter().enumerate() {
-        flatten(f, String::new(), vec![i], &mut leaves);
-    }
-    let mut sink = Sink::new(file, opts.max_errors);
-    let mut rows = 0u64;
-    for batch in batches {
-        let batch = batch.map_err(|e| fail(&e))?;
-        for leaf in &mut leaves {
-            let array = leaf_array(&batch, &leaf.path);
-            leaf.append(&array, rows, &mut sink);
+    if !problems.is_empty() {
+        let mut sink = Sink::new(file, opts.max_errors);
+        for (code, at, message) in problems {
+            sink.push(code, at, message);
         }
-        rows += batch.num_rows() as u64;
-    }
-    if !sink.is_empty() {
         return Err(sink.into_errors(None));
     }
     let cols: Vec<ArrCol> = leaves
@@ -139,6 +124,117 @@ pub(crate) fn dataset(
         Some(model) => by_model(file, format, cols, model, opts),
         None => assemble(file, format, cols, opts, false),
     }
+}
+
+/// A problem at a place in the file: (code, location, message).
+type Problem = (ErrorCode, Location, String);
+
+/// The leaves of the top-level fields `roots` of a schema.
+fn leaves_of(schema: &Schema, roots: std::ops::Range<usize>) -> Vec<Leaf> {
+    let mut leaves = Vec::new();
+    for i in roots {
+        flatten(&schema.fields()[i], String::new(), vec![i], &mut leaves);
+    }
+    leaves
+}
+
+/// Appends every batch to the leaves (whose first root is column `first_root` of
+/// the file; the batches hold the leaves' roots only): the rows read and the
+/// problems found (at most `max_errors`).
+fn read_batches<E: std::fmt::Display>(
+    batches: impl Iterator<Item = Result<RecordBatch, E>>,
+    leaves: &mut [Leaf],
+    first_root: usize,
+    opts: &Options,
+) -> Result<(u64, Vec<Problem>), E> {
+    let mut problems = Vec::new();
+    let mut rows = 0u64;
+    for batch in batches {
+        let batch = batch?;
+        for leaf in leaves.iter_mut() {
+            let array = leaf_array(&batch, &leaf.path, first_root);
+            leaf.append(&array, rows, &mut problems);
+        }
+        problems.truncate(opts.max_errors.max(1));
+        rows += batch.num_rows() as u64;
+    }
+    Ok((rows, problems))
+}
+
+/// A Parquet file's leaves: on several threads, each decoding its share of the
+/// top-level columns (the reader decodes a row group's columns one after another),
+/// when the file is large enough for it to pay.
+fn parquet_leaves(
+    file: &str,
+    bytes: Vec<u8>,
+    opts: &Options,
+    fail: &dyn Fn(&dyn std::fmt::Display) -> ParseErrors,
+) -> Result<(Vec<Leaf>, u64, Vec<Problem>), ParseErrors> {
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+    use parquet::arrow::ProjectionMask;
+    let bytes = bytes::Bytes::from(bytes);
+    let meta = ArrowReaderMetadata::load(&bytes, Default::default()).map_err(|e| fail(&e))?;
+    let rows = meta.metadata().file_metadata().num_rows().max(0) as u64;
+    let schema = meta.schema().clone();
+    check_cells(file, &schema, rows, opts)?;
+    let roots = schema.fields().len();
+    let values = rows.saturating_mul(roots as u64);
+    let threads = if values >= 1 << 20 {
+        crate::csv::parallel::threads(opts).clamp(1, roots.max(1))
+    } else {
+        1
+    };
+    // contiguous shares of the roots, in order
+    let shares: Vec<std::ops::Range<usize>> = (0..threads)
+        .map(|t| roots * t / threads..roots * (t + 1) / threads)
+        .filter(|r| !r.is_empty())
+        .collect();
+    let read_share = |share: std::ops::Range<usize>| {
+        let mut leaves = leaves_of(&schema, share.clone());
+        for leaf in &mut leaves {
+            leaf.reserve(rows as usize);
+        }
+        let mask = ProjectionMask::roots(meta.parquet_schema(), share.clone());
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone())
+                .with_projection(mask)
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| e.to_string())?;
+        let (rows, problems) =
+            read_batches(reader, &mut leaves, share.start, opts).map_err(|e| e.to_string())?;
+        Ok::<_, String>((leaves, rows, problems))
+    };
+    let parts: Vec<Result<_, String>> = if shares.len() > 1 {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = shares
+                .iter()
+                .map(|share| {
+                    let share = share.clone();
+                    s.spawn(move || read_share(share))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a Parquet decoding thread panicked"))
+                .collect()
+        })
+    } else {
+        shares.into_iter().map(read_share).collect()
+    };
+    let mut leaves = Vec::new();
+    let mut problems = Vec::new();
+    let mut read = rows;
+    for part in parts {
+        let (l, r, p) = part.map_err(|e| fail(&e))?;
+        leaves.extend(l);
+        problems.extend(p);
+        read = r;
+    }
+    // problems in row order, as a serial read finds them
+    problems.sort_by_key(|p: &Problem| p.1.row);
+    problems.truncate(opts.max_errors.max(1));
+    Ok((leaves, read, problems))
 }
 
 /// The error code and message of a reader error.
@@ -234,9 +330,9 @@ fn flatten(field: &Field, prefix: String, path: Vec<usize>, out: &mut Vec<Leaf>)
     out.push(Leaf { name, path, values });
 }
 
-/// The array of a leaf in a batch.
-fn leaf_array(batch: &RecordBatch, path: &[usize]) -> ArrayRef {
-    let mut a = batch.column(path[0]).clone();
+/// The array of a leaf in a batch whose first column is root `first_root`.
+fn leaf_array(batch: &RecordBatch, path: &[usize], first_root: usize) -> ArrayRef {
+    let mut a = batch.column(path[0] - first_root).clone();
     for &i in &path[1..] {
         a = a.as_struct().column(i).clone();
     }
@@ -385,8 +481,21 @@ fn list_rows(a: &dyn Array) -> (Vec<Option<(usize, usize)>>, ArrayRef) {
 }
 
 impl Leaf {
+    /// Room for `rows` scalar values (list columns grow as they come: their width
+    /// is known from the first row).
+    fn reserve(&mut self, rows: usize) {
+        use crate::pages::reserve_exact_on_huge_pages as reserve;
+        match &mut self.values {
+            Values::F64(v) => reserve(v, rows),
+            Values::F32(v) => reserve(v, rows),
+            Values::Int(v, _) => reserve(v, rows),
+            Values::Text(v) => v.reserve_exact(rows),
+            _ => {}
+        }
+    }
+
     /// Appends a batch's array; `first` is the file row of its first value.
-    fn append(&mut self, a: &ArrayRef, first: u64, sink: &mut Sink) {
+    fn append(&mut self, a: &ArrayRef, first: u64, problems: &mut Vec<Problem>) {
         let name = self.name.clone();
         match &mut self.values {
             Values::F64(v) => {
@@ -408,12 +517,12 @@ impl Leaf {
             Values::List(v, width) => {
                 let (rows, child) = list_rows(a.as_ref());
                 let child = numbers_f64(child.as_ref());
-                push_rows(&name, &rows, &child, f64::NAN, v, width, first, sink);
+                push_rows(&name, &rows, &child, f64::NAN, v, width, first, problems);
             }
             Values::ListF32(v, width) => {
                 let (rows, child) = list_rows(a.as_ref());
                 let child = numbers_f32(child.as_ref());
-                push_rows(&name, &rows, &child, f32::NAN, v, width, first, sink);
+                push_rows(&name, &rows, &child, f32::NAN, v, width, first, problems);
             }
         }
     }
@@ -457,37 +566,37 @@ fn push_rows<T: Copy>(
     out: &mut Vec<T>,
     width: &mut Option<usize>,
     first: u64,
-    sink: &mut Sink,
+    problems: &mut Vec<Problem>,
 ) {
     for (r, range) in rows.iter().enumerate() {
         let at = || Location::row(first + r as u64).with_column(name.to_string());
         let Some((s, e)) = *range else {
-            sink.push(
+            problems.push((
                 ErrorCode::BadNumber,
                 at(),
                 "the list is missing (null); every row needs one score per class".to_string(),
-            );
+            ));
             out.extend(std::iter::repeat_n(nan, width.unwrap_or(0)));
             continue;
         };
         let w = *width.get_or_insert(e - s);
         if w == 0 {
-            sink.push(
+            problems.push((
                 ErrorCode::InvalidMapping,
                 at(),
                 "the list is empty; every row needs one score per class".to_string(),
-            );
+            ));
             return;
         }
         if e - s != w {
-            sink.push(
+            problems.push((
                 ErrorCode::RaggedRow,
                 at(),
                 format!(
                     "this row's list has {} values but the first row's has {w}; every row needs one score per class",
                     e - s
                 ),
-            );
+            ));
             out.extend(std::iter::repeat_n(nan, w));
             continue;
         }

@@ -42,6 +42,19 @@ fn read_any(path: &Path, options: &Options) -> Result<Parsed, ParseErrors> {
     let mut opts = options.clone();
     let size = f.metadata().map_or(0, |m| m.len());
     opts.size_hint.get_or_insert(size);
+    #[cfg(feature = "columnar")]
+    if size <= opts.max_file_bytes {
+        // Parquet / Arrow IPC are read whole (the footer is at the end): in one
+        // read into a buffer of the file's size, not slice by slice
+        let mut head = [0u8; 8];
+        let n = f.read(&mut head).map_err(|e| io_error(path, e))?;
+        if let Some(container) = crate::columnar::Container::of(&head[..n]) {
+            let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+            return crate::columnar::dataset(&display(path), container, bytes, &opts)
+                .map(Parsed::Dataset);
+        }
+        f.rewind().map_err(|e| io_error(path, e))?;
+    }
     let threads = parallel::threads(&opts);
     let mut p = Parser::new(display(path), opts);
     let mut buf = vec![0u8; CHUNK];

@@ -333,7 +333,10 @@ impl Parser {
             Sniffed::Npy => State::Npy(Box::new(npy::NpyDecoder::new(&name, None, &self.opts))),
             Sniffed::Zip => State::Npz(Box::new(npz::ZipStream::new(&name, &self.opts))),
             #[cfg(feature = "columnar")]
-            Sniffed::Columnar(c) => State::Columnar(c, Vec::new()),
+            Sniffed::Columnar(c) => State::Columnar(
+                c,
+                Vec::with_capacity(self.opts.size_hint.unwrap_or(0).min(1 << 34) as usize),
+            ),
             Sniffed::Compressed(codec) => State::Compressed(Box::new(compress::Decompress::new(
                 codec, &name, &self.opts,
             ))),
@@ -491,14 +494,7 @@ const ARROW_IPC: &str = "an Arrow IPC (Feather) file, which the web page does no
 /// A Parquet or Arrow IPC magic, read by the `columnar` reader.
 #[cfg(feature = "columnar")]
 fn columnar_magic(magic: &[u8]) -> Option<Sniffed> {
-    use columnar::Container;
-    let container = match magic {
-        b"PAR1" => Container::Parquet,
-        b"ARROW1" => Container::IpcFile,
-        b"\xff\xff\xff\xff" => Container::IpcStream,
-        _ => return None,
-    };
-    Some(Sniffed::Columnar(container))
+    columnar::Container::of(magic).map(Sniffed::Columnar)
 }
 
 /// A Parquet or Arrow IPC magic in a build without their reader: refused with

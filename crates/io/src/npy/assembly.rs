@@ -50,6 +50,16 @@ fn columns_as_matrix(parts: &[ArrCol], n: usize) -> Values {
     if f32_parts.len() == parts.len() {
         return Values::F32(interleave(&f32_parts, n));
     }
+    let f64_parts: Vec<&[f64]> = parts
+        .iter()
+        .filter_map(|c| match &c.data {
+            Column::F64(x) => Some(&x[..n]),
+            _ => None,
+        })
+        .collect();
+    if f64_parts.len() == parts.len() {
+        return Values::F64(interleave(&f64_parts, n));
+    }
     let mut v = Vec::with_capacity(n * parts.len());
     for r in 0..n {
         for c in parts {
@@ -60,20 +70,16 @@ fn columns_as_matrix(parts: &[ArrCol], n: usize) -> Values {
 }
 
 /// The row-major `n × k` matrix of `k` columns of `n` values: row `r` is
-/// `columns[0][r], …, columns[k-1][r]`. Written a block of rows at a time, every
-/// column in turn, so that the block of the matrix stays in the cache.
-fn interleave(columns: &[&[f32]], n: usize) -> Vec<f32> {
-    const BLOCK: usize = 1024;
+/// `columns[0][r], …, columns[k-1][r]`. Written row after row into room reserved
+/// once (on huge pages, never zeroed first): the columns are read as `k`
+/// sequential streams, the matrix written as one.
+fn interleave<T: Copy>(columns: &[&[T]], n: usize) -> Vec<T> {
     let k = columns.len();
-    let mut out = vec![0f32; n * k];
-    for (b, rows) in out.chunks_mut(BLOCK * k).enumerate() {
-        let start = b * BLOCK;
-        for (c, col) in columns.iter().enumerate() {
-            let src = &col[start..start + rows.len() / k];
-            for (dst, &x) in rows.iter_mut().skip(c).step_by(k).zip(src) {
-                *dst = x;
-            }
-        }
+    let mut out = Vec::new();
+    reserve_exact_on_huge_pages(&mut out, n * k);
+    let columns: Vec<&[T]> = columns.iter().map(|c| &c[..n]).collect();
+    for r in 0..n {
+        out.extend(columns.iter().map(|c| c[r]));
     }
     out
 }
