@@ -11,7 +11,9 @@
 #   CALIBSCOPE_VENV  the virtual environment to use or create (default OUT_DIR/venv)
 #   ENGINES          comma-separated: duckdb (default), datafusion (the Python
 #                    package, pinned; its result written with pyarrow)
-# Writes OUT_DIR/<stem>.<engine>.sql and OUT_DIR/<stem>.<engine>.csv, one line per file.
+# Writes OUT_DIR/<stem>.<engine>.sql and OUT_DIR/<stem>.<engine>.csv, one line per file;
+# with DuckDB also the file as Parquet (OUT_DIR/<stem>.parquet), the query over it
+# (read_parquet) and its result as Parquet (OUT_DIR/<stem>.duckdb-parquet.parquet).
 # Spark is not run: a JVM and pyspark (~300 MB) per CI run is too slow for CI.
 set -euo pipefail
 
@@ -51,6 +53,20 @@ con = duckdb.connect()
 con.execute(f"COPY ({query.rstrip().rstrip(';')}) TO '{sys.argv[2]}' (HEADER, DELIMITER ',')")
 PY
     echo "$stem duckdb $(echo "$(date +%s.%N) - $start" | bc) s -> $out/$stem.duckdb.csv"
+    # the predictions as Parquet (as they sit in a lake), queried where they are,
+    # the result written as Parquet: `calibscope audit` opens it as it is
+    pq_sql="$out/$stem.duckdb-parquet.sql"
+    "$venv/bin/python" - "$file" "$out/$stem.parquet" <<'PY'
+import sys, duckdb
+duckdb.connect().execute(f"COPY (SELECT * FROM read_csv('{sys.argv[1]}', header = true)) TO '{sys.argv[2]}' (FORMAT PARQUET)")
+PY
+    "$cli" sql --dialect duckdb --table "read_parquet('$out/$stem.parquet')" --like "$file" > "$pq_sql"
+    "$venv/bin/python" - "$pq_sql" "$out/$stem.duckdb-parquet.parquet" <<'PY'
+import sys, duckdb
+query = open(sys.argv[1]).read()
+duckdb.connect().execute(f"COPY ({query.rstrip().rstrip(';')}) TO '{sys.argv[2]}' (FORMAT PARQUET)")
+PY
+    echo "$stem duckdb over Parquet -> $out/$stem.duckdb-parquet.parquet"
   fi
   if [[ ",$engines," == *,datafusion,* ]]; then
     sql="$out/$stem.datafusion.sql"

@@ -302,6 +302,12 @@ pub fn aggregate(args: AggregateArgs) -> Outcome {
 /// first bytes.
 pub fn is_aggregate_file(files: &[PathBuf]) -> bool {
     let [path] = files else { return false };
+    // a table an engine wrote as Parquet or Arrow IPC: its columns say so
+    if let Some(names) = calibscope_io::column_names(path) {
+        return ["format", "model", "reading", "cell", "n"]
+            .iter()
+            .all(|c| names.iter().any(|n| n == c));
+    }
     let mut head = vec![0u8; 4096];
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
@@ -317,6 +323,14 @@ pub fn audit(args: &AuditArgs) -> Outcome {
     let path = &args.files[0];
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))?;
+    let bytes = if calibscope_io::column_names(path).is_some() {
+        let name = path.display().to_string();
+        calibscope_io::table_as_csv(&name, bytes)
+            .map_err(|e| Failure::Input(e.to_string()))?
+            .into_bytes()
+    } else {
+        bytes
+    };
     let agg = parse(&bytes)
         .map_err(|e| Failure::Input(format!("calibscope: {}: {e}", path.display())))?;
     let mut models = Vec::new();

@@ -123,3 +123,25 @@ fn damaged_files_exit_with_a_located_message() {
         assert!(err.contains(says), "{name}: {err}");
     }
 }
+
+/// `calibscope aggregate` reads Parquet like CSV: the same aggregate, model name
+/// aside; and an aggregate table written as Parquet opens in `calibscope audit`
+/// (the engines' test, sql_engines.rs, checks its values against the rows').
+#[test]
+fn aggregates_of_parquet_equal_those_of_csv() {
+    let agg = |file: PathBuf| -> Value {
+        let out = run(&["aggregate", file.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["models"][0]["model"] = Value::Null;
+        v
+    };
+    assert_eq!(
+        agg(data("data/columnar", "digits_pandas.parquet")),
+        agg(data("data/sklearn", "digits_canonical.csv"))
+    );
+}

@@ -5,8 +5,9 @@
 //! engine's result must give every value of `calibscope audit` of the file: those
 //! marked exact within 1e-12 relative (plus 1e-14 absolute; the gain
 //! `(cwA - acc)/(1 - min)` within its conditioning, 1e-12 / (1 - acc)), those with a
-//! bound within it. Also run without an engine: `calibscope aggregate` of each file
-//! through the same comparison.
+//! bound within it. DuckDB also queries each file converted to Parquet and writes
+//! its result as Parquet, which `calibscope audit` opens as it is. Also run without
+//! an engine: `calibscope aggregate` of each file through the same comparison.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -210,10 +211,15 @@ fn engines_run_the_query_and_their_results_audit_like_the_file() {
         "bench/sql_engines.sh failed (is python3 with venv and pip available?)"
     );
     let (mut compared, mut problems) = (0, Vec::new());
-    for engine in engines.split(',') {
+    // DuckDB also runs the query over the file as Parquet and writes Parquet
+    let mut results: Vec<(&str, &str)> = engines.split(',').map(|e| (e, "csv")).collect();
+    if results.iter().any(|(e, _)| *e == "duckdb") {
+        results.push(("duckdb-parquet", "parquet"));
+    }
+    for (engine, ext) in results {
         for file in &files {
             let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-            let result = out.join(format!("{stem}.{engine}.csv"));
+            let result = out.join(format!("{stem}.{engine}.{ext}"));
             let (c, p) = compare(
                 &agg_audit(&result),
                 &file_audit(file),

@@ -70,6 +70,8 @@ pub use mapping::{
 pub use npy::NpyArray;
 pub use request::MappingRequest;
 
+#[cfg(feature = "columnar")]
+pub use columnar::{column_names, table_as_csv};
 #[cfg(not(target_family = "wasm"))]
 pub use fs::{open_paths, read_path};
 

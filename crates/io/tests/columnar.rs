@@ -265,3 +265,39 @@ fn limits_hold_before_decoding() {
     let e = parse_bytes(name, &bytes, &opts).unwrap_err();
     assert_eq!(e.errors[0].code, ErrorCode::FileTooLarge);
 }
+
+#[test]
+fn a_flat_table_as_csv_reads_back_to_the_same_numbers() {
+    let name = "digits_pandas.parquet";
+    let bytes = std::fs::read(path("columnar", name)).unwrap();
+    let csv = calibscope_io::table_as_csv(name, bytes).unwrap();
+    assert!(csv.starts_with("label,p_0,p_1,"), "{}", &csv[..40]);
+    let back = parse_bytes("back.csv", csv.as_bytes(), &Options::default()).unwrap();
+    same_sets(&back, &canonical("digits_canonical.csv"));
+    // text with a comma is quoted; a list column is refused by name
+    let iris = std::fs::read(path("columnar", "iris_category.parquet")).unwrap();
+    let csv = calibscope_io::table_as_csv("iris.parquet", iris).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + read("columnar", "iris_category.parquet", &Options::default()).n()
+    );
+    let list = std::fs::read(path("columnar", "digits_polars_list.parquet")).unwrap();
+    let e = calibscope_io::table_as_csv("l.parquet", list).unwrap_err();
+    assert_eq!(e.errors[0].code, ErrorCode::ColumnarUnsupported);
+    assert!(e.errors[0].message.contains("\"probs\" holds lists"));
+    // the names come from the footer alone
+    assert_eq!(
+        calibscope_io::column_names(&path("columnar", "digits_struct.parquet")).unwrap(),
+        [
+            "id",
+            "target",
+            "model_response.scores",
+            "model_response.argmax"
+        ]
+    );
+    assert_eq!(
+        calibscope_io::column_names(&path("columnar", "digits.feather")).unwrap()[0],
+        "label"
+    );
+    assert!(calibscope_io::column_names(&path("sklearn", "digits_canonical.csv")).is_none());
+}
