@@ -1,5 +1,5 @@
 // Models that may decline to answer, in headless chromium: a table of verbalised
-// confidences with abstentions (crates/io/tests/data/verbal) dropped, the Audit view
+// confidences with abstentions (crates/io/tests/data/verbal, CSV and JSON) dropped, the Audit view
 // says how many questions were answered and draws the risk–coverage curve, every
 // number (coverage, answered, total, the curve's points, its area, the verdict)
 // equal to `calibscope audit --json` with the page's bootstrap; a HELM
@@ -37,7 +37,7 @@ async function open(page, file) {
   await idle(page);
 }
 
-for (const name of ['verbal/verbal_percent.csv', 'verbal/verbal_fraction.csv']) {
+for (const name of ['verbal/verbal_percent.csv', 'verbal/verbal_fraction.csv', 'verbal/verbal_fraction.jsonl', 'verbal/verbal_percent.json']) {
   test(`${name}: answered, coverage and the risk–coverage curve are the CLI's`, async () => {
     const file = data(name);
     const doc = cliAudit(file);

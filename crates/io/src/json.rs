@@ -64,6 +64,9 @@ struct Records {
     samples: Vec<Result<lm_eval::Question, (ErrorCode, Location, String)>>,
     /// Set when the first record is a HELM per-instance record (see [`helm`]).
     helm: Option<helm::Tally>,
+    /// Set when the first record has a verbalised-confidence record's keys: the
+    /// keys, and the records as CSV text (read by [`crate::verbal`] at the end).
+    verbal: Option<(Vec<String>, Vec<u8>)>,
 }
 
 fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
@@ -90,6 +93,24 @@ fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
         }
     }
     (header, srcs)
+}
+
+/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line
+/// break.
+fn csv_field(s: &[u8]) -> Vec<u8> {
+    if s.iter().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+        let mut out = vec![b'"'];
+        for &b in s {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+        out
+    } else {
+        s.to_vec()
+    }
 }
 
 fn scalar_text(v: &J<'_>, out: &mut Vec<u8>) -> bool {
@@ -125,11 +146,36 @@ impl Records {
             lm_eval: None,
             samples: Vec::new(),
             helm: None,
+            verbal: None,
         }
     }
 
     fn record(&mut self, rec: &[(Cow<'_, str>, J<'_>)], opts: &Options, sink: &mut Sink) {
         if self.failed {
+            return;
+        }
+        if self.table.is_none() && self.verbal.is_none() && self.lm_eval.is_none() {
+            let keys: Vec<String> = rec.iter().map(|(k, _)| k.to_string()).collect();
+            if self.helm.is_none() && crate::verbal::is_verbal_record(&keys, &opts.mapping) {
+                let header: Vec<Vec<u8>> = keys.iter().map(|k| csv_field(k.as_bytes())).collect();
+                self.verbal = Some((keys, header.join(&b","[..])));
+            }
+        }
+        if let Some((keys, text)) = self.verbal.as_mut() {
+            text.push(b'\n');
+            for (i, key) in keys.iter().enumerate() {
+                if i > 0 {
+                    text.push(b',');
+                }
+                let mut value = Vec::new();
+                // a missing key is a null; an array or object is not a value
+                if let Some((_, v)) = rec.iter().find(|(k, _)| k == key) {
+                    if !scalar_text(v, &mut value) {
+                        value = b"(an array or object)".to_vec();
+                    }
+                }
+                text.extend(csv_field(&value));
+            }
             return;
         }
         if self.table.is_none() && self.helm.is_none() && helm::is_instance(rec) {
@@ -401,6 +447,9 @@ impl JsonBuf {
         }
         recs.lm_eval_rows(&opts, &mut sink);
         drop(buf);
+        if let Some((_, text)) = recs.verbal {
+            return crate::verbal::from_records_csv(&sink.file, &opts, text);
+        }
         match recs.table {
             Some(t) => {
                 let file = sink.file.clone();

@@ -51,13 +51,58 @@ pub struct Selective {
 
 /// The header's delimiter, when the first line is a verbalised-confidence header.
 pub(crate) fn detect(head: &[u8]) -> Option<u8> {
-    header_delimiter(head, |names| {
-        let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
-        find(&CONFIDENCE).is_some() && find(&CORRECT).is_some()
-            // a label or prediction column makes it another kind of table
-            && find(LABEL_NAMES).is_none()
-            && find(PRED_NAMES).is_none()
-    })
+    header_delimiter(head, is_verbal_header)
+}
+
+/// Whether normalised column names are those of a verbalised-confidence table: a
+/// confidence and a correctness column, and no label or prediction column (which
+/// make it another kind of table).
+fn is_verbal_header(names: &[String]) -> bool {
+    let find = |set: &[&str]| names.iter().position(|n| set.contains(&n.as_str()));
+    find(&CONFIDENCE).is_some()
+        && find(&CORRECT).is_some()
+        && find(LABEL_NAMES).is_none()
+        && find(PRED_NAMES).is_none()
+}
+
+/// Whether the keys of a JSON record (its first) make it a verbalised-confidence
+/// record: the columns the mapping names, or (with no other mapping) the names a
+/// verbalised table's header has.
+pub(crate) fn is_verbal_record(keys: &[String], mapping: &ColumnMapping) -> bool {
+    let names: Vec<String> = keys.iter().map(|k| norm(k)).collect();
+    match &mapping.verbal {
+        Some(c) => names.contains(&norm(&c.confidence)) && names.contains(&norm(&c.correct)),
+        None => {
+            mapping
+                == &ColumnMapping {
+                    groups: mapping.groups.clone(),
+                    ungrouped: mapping.ungrouped,
+                    ..ColumnMapping::default()
+                }
+                && is_verbal_header(&names)
+        }
+    }
+}
+
+/// Reads a verbalised-confidence table given as CSV text made from JSON records
+/// (one row per record, the keys as the header): a JSON dataset, its errors
+/// located by record and key (no line numbers: the text is not the file's).
+pub(crate) fn from_records_csv(
+    name: &str,
+    opts: &Options,
+    csv: Vec<u8>,
+) -> Result<Dataset, ParseErrors> {
+    let mut v = VerbalBuf::new(name, opts, b',');
+    v.buf = csv;
+    let strip = |mut e: ParseErrors| {
+        for err in &mut e.errors {
+            err.location.line = None;
+        }
+        e
+    };
+    let mut ds = v.finish().map_err(strip)?;
+    ds.format = Format::Json;
+    Ok(ds)
 }
 
 /// The delimiter (`,` tab `;` `|`) under which the first line's names (normalised)
@@ -360,9 +405,14 @@ fn split(text: &[u8], delim: u8) -> Result<Vec<Vec<String>>, usize> {
     let mut ends = vec![0usize; MAX_FIELDS];
     let mut records: Vec<Vec<String>> = Vec::new();
     let mut input = text;
+    // a record may take more than one call (the last one, ended by the end of the
+    // input): each call writes after what the previous ones wrote
+    let (mut nout, mut nend) = (0, 0);
     loop {
-        let (res, nin, _, nend) = reader.read_record(input, &mut out, &mut ends);
+        let (res, nin, o, e) = reader.read_record(input, &mut out[nout..], &mut ends[nend..]);
         input = &input[nin..];
+        nout += o;
+        nend += e;
         match res {
             csv_core::ReadRecordResult::Record => {
                 let mut start = 0;
@@ -377,6 +427,7 @@ fn split(text: &[u8], delim: u8) -> Result<Vec<Vec<String>>, usize> {
                 if !(fields.len() == 1 && fields[0].is_empty()) {
                     records.push(fields);
                 }
+                (nout, nend) = (0, 0);
             }
             csv_core::ReadRecordResult::End => return Ok(records),
             csv_core::ReadRecordResult::InputEmpty => {}

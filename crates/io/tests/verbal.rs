@@ -215,3 +215,55 @@ fn verbalised_answers_can_be_grouped() {
     assert_eq!(e.errors[0].code, ErrorCode::MappingColumnMissing);
     assert_eq!(e.errors[0].location.column.as_deref(), Some("topic"));
 }
+
+/// The same tables as JSON Lines (nulls and `NaN` for abstentions, booleans for
+/// correctness) and as a JSON array of records (percent strings): read to the same
+/// answered set and abstentions as the CSV, as JSON.
+#[test]
+fn verbalised_json_records_read_as_the_csv() {
+    for (json, csv) in [
+        ("verbal_fraction.jsonl", "verbal_fraction.csv"),
+        ("verbal_percent.json", "verbal_percent.csv"),
+    ] {
+        let j = read(json).unwrap_or_else(|e| panic!("{json}: {e:?}"));
+        let c = read(csv).unwrap();
+        assert_eq!(j.models[0].1, c.models[0].1, "{json}");
+        assert_eq!(j.detection.selective, c.detection.selective, "{json}");
+        assert_eq!(j.format, calibscope_io::Format::Json);
+        assert_eq!(j.groups, c.groups);
+    }
+    // located by record and key, without the made-up text's line numbers
+    let bad =
+        "{\"confidence\": 0.7, \"correct\": true}\n{\"confidence\": [0.2], \"correct\": false}\n";
+    let e = parse_bytes("v.jsonl", bad.as_bytes(), &Options::default()).unwrap_err();
+    assert_eq!(e.errors[0].location.row, Some(1), "{:?}", e.errors);
+    assert_eq!(e.errors[0].location.column.as_deref(), Some("confidence"));
+    assert_eq!(e.errors[0].location.line, None);
+    // the mapping names the keys
+    let renamed = "{\"stated\": 0.7, \"graded\": 1}\n{\"stated\": null, \"graded\": null}\n";
+    let request = calibscope_io::MappingRequest {
+        verbalised: vec!["stated".into(), "graded".into()],
+        ..Default::default()
+    };
+    let options = Options {
+        mapping: request.to_mapping().unwrap(),
+        ..Options::default()
+    };
+    let d = parse_bytes("v.jsonl", renamed.as_bytes(), &options).unwrap();
+    assert_eq!(d.n(), 1);
+    assert_eq!(d.detection.selective.as_ref().unwrap().total, 2);
+}
+
+/// The last row without a line break, ending in an empty field, is read whole: an
+/// abstention is counted, an answer with an empty correctness is a located error
+/// (before, the row lost its last field).
+#[test]
+fn a_last_row_ending_in_an_empty_field_is_read_whole() {
+    let d = inline("confidence,correct\n0.7,true\n,").unwrap();
+    let sel = d.detection.selective.as_ref().unwrap();
+    assert_eq!((sel.total, sel.abstained.clone(), d.n()), (2, vec![1], 1));
+    let e = inline("confidence,correct\n0.7,true\n0.5,").unwrap_err();
+    assert_eq!(e.errors[0].code, ErrorCode::BadLabel);
+    assert_eq!(e.errors[0].location.row, Some(1));
+    assert_eq!(e.errors[0].location.column.as_deref(), Some("correct"));
+}

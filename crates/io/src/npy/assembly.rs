@@ -40,24 +40,27 @@ pub(crate) fn array_cols(a: NpyArray, origin: Option<String>, name: Option<&str>
 /// The row-major `n × parts.len()` matrix of columns of `n` values each: f32 when
 /// every column is, f64 otherwise.
 fn columns_as_matrix(parts: &[ArrCol], n: usize) -> Values {
-    let f32_parts: Vec<&[f32]> = parts
-        .iter()
-        .filter_map(|c| match &c.data {
-            Column::F32(x) => Some(&x[..n]),
-            _ => None,
-        })
-        .collect();
-    if f32_parts.len() == parts.len() {
+    /// Every part's first `n` values, when `pick` takes each part's column.
+    fn all<'a, T>(
+        parts: &'a [ArrCol],
+        n: usize,
+        pick: impl Fn(&'a Column) -> Option<&'a Vec<T>>,
+    ) -> Option<Vec<&'a [T]>> {
+        parts
+            .iter()
+            .map(|c| pick(&c.data).map(|x| &x[..n]))
+            .collect()
+    }
+    if let Some(f32_parts) = all(parts, n, |c| match c {
+        Column::F32(x) => Some(x),
+        _ => None,
+    }) {
         return Values::F32(interleave(&f32_parts, n));
     }
-    let f64_parts: Vec<&[f64]> = parts
-        .iter()
-        .filter_map(|c| match &c.data {
-            Column::F64(x) => Some(&x[..n]),
-            _ => None,
-        })
-        .collect();
-    if f64_parts.len() == parts.len() {
+    if let Some(f64_parts) = all(parts, n, |c| match c {
+        Column::F64(x) => Some(x),
+        _ => None,
+    }) {
         return Values::F64(interleave(&f64_parts, n));
     }
     let mut v = Vec::with_capacity(n * parts.len());
