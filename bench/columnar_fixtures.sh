@@ -103,6 +103,9 @@ pl.DataFrame({"label": y[:20], "probs": rag}).write_parquet(bad_path("ragged_lis
 lab = pd.DataFrame({"label": pd.array(list(y[:20]), dtype="Int64"), **{c: P[:20, i] for i, c in enumerate(pcols)}})
 lab.loc[5, "label"] = pd.NA
 lab.to_parquet(bad_path("null_label.parquet"))
+bad_long = long.copy()
+bad_long.iloc[len(y) + 5, bad_long.columns.get_loc("label")] = 12   # lr_sharp's 6th row
+bad_long.to_parquet(bad_path("long_label_out_of_range.parquet"), index=False)
 fea = open(path("digits.feather"), "rb").read()
 open(os.path.join(bad_dir, "arrow_truncated.feather"), "wb").write(fea[: len(fea) // 2])
 

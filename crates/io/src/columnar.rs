@@ -85,6 +85,18 @@ pub(crate) fn dataset(
     opts: &Options,
 ) -> Result<Dataset, ParseErrors> {
     let cols = columns(file, container, bytes, opts)?;
+    if let (Pick::Column(name), None) = (&opts.mapping.model, long_format_model(&cols, opts)) {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        return Err(ParseErrors::single(ParseError::new(
+            ErrorCode::MappingColumnMissing,
+            file,
+            Location::default(),
+            format!(
+                "the model column {name:?} is not in the file; its columns are {}",
+                names.join(", ")
+            ),
+        )));
+    }
     let format = container.format();
     match long_format_model(&cols, opts) {
         Some(model) => by_model(file, format, cols, model, opts),
@@ -331,7 +343,16 @@ fn by_model(
     for name in &order {
         let rows = &rows_of[name];
         let part: Vec<ArrCol> = cols.iter().map(|c| select_rows(c, rows)).collect();
-        let mut ds = assemble(file, format, part, &one, false)?;
+        // the model's errors are located at the file's rows
+        let mut ds = assemble(file, format, part, &one, false).map_err(|mut e| {
+            for err in &mut e.errors {
+                err.location.model = Some(name.clone());
+                if let Some(r) = err.location.row {
+                    err.location.row = rows.get(r as usize).map(|&x| x as u64);
+                }
+            }
+            e
+        })?;
         ds.models[0].0 = name.clone();
         sets.push(ds);
     }

@@ -301,3 +301,29 @@ fn a_flat_table_as_csv_reads_back_to_the_same_numbers() {
     );
     assert!(calibscope_io::column_names(&path("sklearn", "digits_canonical.csv")).is_none());
 }
+
+/// A long-format file's errors are located at the file's rows and name the model;
+/// a model column the mapping names but the file lacks is an error, not ignored.
+#[test]
+fn long_format_errors_point_at_the_file_row() {
+    let name = "parquet_long_label_out_of_range.parquet";
+    let bytes = std::fs::read(path("../corpus/bad", name)).unwrap();
+    let e = parse_bytes(name, &bytes, &Options::default()).unwrap_err();
+    let first = &e.errors[0];
+    assert_eq!(first.code, ErrorCode::LabelOutOfRange, "{first:?}");
+    assert_eq!(first.location.row, Some(629 + 5));
+    assert_eq!(first.location.model.as_deref(), Some("lr_sharp"));
+    let bytes = std::fs::read(path("columnar", "digits_pandas.parquet")).unwrap();
+    let opts = Options {
+        mapping: ColumnMapping {
+            model: Pick::Column("system".into()),
+            ..ColumnMapping::default()
+        },
+        ..Options::default()
+    };
+    let e = parse_bytes("d.parquet", &bytes, &opts).unwrap_err();
+    assert_eq!(e.errors[0].code, ErrorCode::MappingColumnMissing);
+    assert!(e.errors[0]
+        .message
+        .contains("\"system\" is not in the file"));
+}
