@@ -166,7 +166,7 @@ pub fn groups_json(
 }
 
 /// The segments of `path` (dotted) under `prefix`.
-fn under(prefix: &[&str], path: &str) -> Vec<String> {
+pub fn under(prefix: &[&str], path: &str) -> Vec<String> {
     prefix
         .iter()
         .map(|s| s.to_string())

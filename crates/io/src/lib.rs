@@ -351,13 +351,7 @@ impl Parser {
                 State::Verbal(Box::new(verbal::VerbalBuf::new(&name, &self.opts, delim)))
             }
             Sniffed::Csv(bom)
-                if self.opts.mapping
-                    == (ColumnMapping {
-                        groups: self.opts.mapping.groups.clone(),
-                        ungrouped: self.opts.mapping.ungrouped,
-                        ..ColumnMapping::default()
-                    })
-                    && verbal::detect(&head[bom..]).is_some() =>
+                if self.opts.mapping.only_grouping() && verbal::detect(&head[bom..]).is_some() =>
             {
                 let delim = verbal::detect(&head[bom..]).unwrap_or(b',');
                 State::Verbal(Box::new(verbal::VerbalBuf::new(&name, &self.opts, delim)))

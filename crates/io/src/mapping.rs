@@ -79,6 +79,17 @@ pub struct VerbalColumns {
 }
 
 impl ColumnMapping {
+    /// Whether the mapping sets nothing but the grouping (so the columns' roles
+    /// are detected, e.g. a verbalised-confidence table).
+    pub(crate) fn only_grouping(&self) -> bool {
+        *self
+            == ColumnMapping {
+                groups: self.groups.clone(),
+                ungrouped: self.ungrouped,
+                ..ColumnMapping::default()
+            }
+    }
+
     /// Sets the grouping from the names a person gave (`--group`, the page's form):
     /// trimmed, empty names dropped; the single name `none` (any case) turns every
     /// grouping off, including an lm-evaluation-harness log's automatic one.

@@ -72,15 +72,7 @@ pub(crate) fn is_verbal_record(keys: &[String], mapping: &ColumnMapping) -> bool
     let names: Vec<String> = keys.iter().map(|k| norm(k)).collect();
     match &mapping.verbal {
         Some(c) => names.contains(&norm(&c.confidence)) && names.contains(&norm(&c.correct)),
-        None => {
-            mapping
-                == &ColumnMapping {
-                    groups: mapping.groups.clone(),
-                    ungrouped: mapping.ungrouped,
-                    ..ColumnMapping::default()
-                }
-                && is_verbal_header(&names)
-        }
+        None => mapping.only_grouping() && is_verbal_header(&names),
     }
 }
 

@@ -13,19 +13,14 @@ use serde_json::Value;
 /// The width the per-group diagrams are drawn at, in SVG units (the charts' least).
 pub const GROUP_CHART_W: u32 = calibscope_charts::frame::MIN_W;
 
-fn segments(prefix: &[&str], path: &str) -> Vec<String> {
-    prefix
-        .iter()
-        .map(|s| s.to_string())
-        .chain(path.split('.').map(String::from))
-        .collect()
-}
-
 /// One reliability diagram (SVG) per group of the document's groups under
 /// `prefix`, at the groups' bin count and binning, from the record's `tables`:
 /// `(index in groups.values, svg)`, for each group whose rows the tables hold.
 pub fn charts(doc: &Value, tables: &Value, prefix: &[&str]) -> Vec<(usize, String)> {
-    let settings = lookup(doc, &segments(prefix, "groups.settings"));
+    let settings = lookup(
+        doc,
+        &calibscope_audit::groups::under(prefix, "groups.settings"),
+    );
     let (Some(binning), Some(m)) = (
         settings["binning"].as_str().and_then(Binning::from_name),
         settings["m"].as_u64(),
@@ -33,7 +28,10 @@ pub fn charts(doc: &Value, tables: &Value, prefix: &[&str]) -> Vec<(usize, Strin
         return Vec::new();
     };
     let key = format!("{}_{m}", binning.name());
-    let values = lookup(tables, &segments(prefix, "groups.values"));
+    let values = lookup(
+        tables,
+        &calibscope_audit::groups::under(prefix, "groups.values"),
+    );
     values
         .as_array()
         .into_iter()
@@ -56,7 +54,7 @@ pub fn section(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
     let Some(t) = groups_table(doc, prefix) else {
         return;
     };
-    let g = lookup(doc, &segments(prefix, "groups"));
+    let g = lookup(doc, &calibscope_audit::groups::under(prefix, "groups"));
     let s = &g["settings"];
     let h = if prefix.is_empty() { "h2" } else { "h3" };
     o.raw(&format!(
@@ -86,7 +84,7 @@ pub fn section(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
         for (i, svg) in charts {
             let v = &values.get(i).cloned().unwrap_or(Value::Null);
             let name = t.lines.get(i).map_or("", |l| l.label.as_str());
-            let base = segments(prefix, &format!("groups.values.{i}"));
+            let base = calibscope_audit::groups::under(prefix, &format!("groups.values.{i}"));
             let n = crate::html::num(&format!("{}.n", base.join(".")), &v["n"]);
             let sentence = v["audit"]["verdict"]["text"]
                 .as_str()

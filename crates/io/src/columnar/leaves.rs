@@ -103,17 +103,7 @@ fn numbers_f64(a: &dyn Array) -> Vec<f64> {
         UInt16Type,
         UInt8Type
     );
-    if let Some(p) = a.as_primitive_opt::<Float32Type>() {
-        return (0..p.len())
-            .map(|i| {
-                if p.is_null(i) {
-                    f64::NAN
-                } else {
-                    p.value(i) as f64
-                }
-            })
-            .collect();
-    }
+    // float32 and float16: as read, widened
     numbers_f32(a).into_iter().map(f64::from).collect()
 }
 
