@@ -21,6 +21,7 @@ pub fn timing_view(prefix: &str, vd: &RecalView) -> AnyView {
         ("first_ms", "first answer", t.first_ms),
         ("maps_ms", "Platt + isotonic fits", t.maps_ms),
         ("full_ms", "second answer", t.full_ms),
+        ("multiclass_ms", "vector, matrix and Dirichlet fits", t.multiclass_ms),
     ]
     .into_iter()
     .filter_map(|(k, label, v)| {
@@ -121,10 +122,12 @@ fn table_view(base: &str, binning: Binning, rows: &[Row], set: &str) -> AnyView 
 /// The fitted map of each method, drawn from the worker's curves.
 pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
     let offered = crate::recal::state::offered(vd);
-    let figs = [(Method::Temperature, "temperature"), (Method::Platt, "Platt"), (Method::Isotonic, "isotonic")]
+    let figs = [Method::Temperature, Method::Platt, Method::Isotonic]
         .into_iter()
-        .filter(|(method, _)| offered.contains(method))
-        .map(|(method, title)| {
+        .chain(Method::MULTICLASS)
+        .filter(|method| offered.contains(method))
+        .map(|method| {
+            let title = method.title();
             let Some(map) = vd.maps.get(method) else {
                 return view! { <figure class="map"><figcaption>{title}": undefined"</figcaption></figure> }.into_any();
             };
@@ -143,7 +146,13 @@ pub fn maps_view(vd: &RecalView, binary: bool) -> AnyView {
             } else if scatter.is_empty() {
                 format!(" — classes {} shown (colours cycle), before renormalisation", curves.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(", "))
             } else {
-                " — evaluation rows: raw confidence → recalibrated probability of the same class (no single score map exists for softmax(z/τ))".to_string()
+                let map = match method {
+                    Method::Vector => "softmax(v ⊙ z + b)",
+                    Method::Matrix => "softmax(W z + b)",
+                    Method::Dirichlet => "softmax(W ln p + b)",
+                    _ => "softmax(z/τ)",
+                };
+                format!(" — evaluation rows: raw confidence → recalibrated probability of the same class (no single score map exists for {map})")
             };
             let m = method.name();
             view! {

@@ -109,6 +109,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
     let ledger_l = vd.ledger.clone();
     let prefix_l = prefix.clone();
     let prefix_t = prefix.clone();
+    let prefix_m = prefix.clone();
     let maps = maps_view(&vd, binary);
     let offered = crate::recal::state::offered(&vd);
     let left_out = vd.left_out.clone();
@@ -191,6 +192,7 @@ pub(crate) fn Fitted(answer: Answer) -> impl IntoView {
             </div>
             {move || r.tables.get().map(|t| diagrams(&prefix, &t, r.after.get()))}
         </section>
+        {crate::recal::multiclass::multiclass_section(&prefix_m, &answer)}
         <section class="recal-ledger" aria-labelledby="recal-ledger-title">
             <h3 id="recal-ledger-title">"Ledger"</h3>
             {move || ledger::ledger(&prefix_l, &ledger_l, r.tables.get().as_ref())}

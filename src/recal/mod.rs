@@ -9,13 +9,14 @@
 //! and `.class_share.…`, `recalibration.temperature.trace.<i>.{iteration,width,
 //! best_tau,best_nll}` (list index, iterations 10, 20, …),
 //! `recalibration.<set>.binned.<reading>.<binning>.<m>.{ece,cal,ref,rows.<i>.<key>}`
-//! (`<set>`: before, temperature, platt, isotonic), `recalibration.<method>.checks.
+//! (`<set>`: before and every method), `recalibration.<method>.checks.
 //! <key>` (probability checks of every method) and `recalibration.timing.<part>_ms`.
 
 pub mod best;
 pub mod drawn;
 pub mod fitted;
 pub mod ledger;
+pub mod multiclass;
 pub mod state;
 
 use calibscope_core::Kind;

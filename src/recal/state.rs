@@ -17,6 +17,10 @@ use crate::shared::widgets::get_path;
 /// The latest fit the worker sent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
+    /// The fit's generation (the multiclass maps extend it).
+    pub(crate) gen: u64,
+    /// Whether every map of the fit is in (not only temperature scaling).
+    pub(crate) complete: bool,
     pub(crate) model: usize,
     pub(crate) seed: u64,
     pub(crate) fraction: f64,
@@ -54,32 +58,59 @@ impl Request for Fit {
     }
 
     fn answer(&self, msg: FromWorker) -> Option<Reply<Answer>> {
-        match msg {
-            FromWorker::Recalibrated {
+        recalibrated(msg)
+    }
+}
+
+/// The reply of a [`FromWorker::Recalibrated`]: its first part (split,
+/// temperature) is followed by the second.
+fn recalibrated(msg: FromWorker) -> Option<Reply<Answer>> {
+    match msg {
+        FromWorker::Recalibrated {
+            gen,
+            model,
+            seed,
+            fraction,
+            complete,
+            section,
+            view,
+            ..
+        } => {
+            let answer = Answer {
+                gen,
+                complete,
                 model,
                 seed,
                 fraction,
-                complete,
                 section,
                 view,
-                ..
-            } => {
-                let answer = Answer {
-                    model,
-                    seed,
-                    fraction,
-                    section,
-                    view,
-                };
-                // the first part (split, temperature) is followed by the second
-                Some(if complete {
-                    Reply::Done(answer)
-                } else {
-                    Reply::Part(answer)
-                })
-            }
-            _ => None,
+            };
+            Some(if complete {
+                Reply::Done(answer)
+            } else {
+                Reply::Part(answer)
+            })
         }
+        _ => None,
+    }
+}
+
+/// Fit vector scaling, matrix scaling and Dirichlet calibration on the split of
+/// the complete fit of generation `gen`.
+pub(crate) struct FitMulticlass {
+    gen: u64,
+}
+
+impl Request for FitMulticlass {
+    type Answer = Answer;
+    const CANCELLABLE: bool = true;
+
+    fn message(&self, id: u64) -> ToWorker {
+        ToWorker::RecalMulticlass { id, gen: self.gen }
+    }
+
+    fn answer(&self, msg: FromWorker) -> Option<Reply<Answer>> {
+        recalibrated(msg)
     }
 }
 
@@ -203,6 +234,12 @@ pub struct RecalState {
     pub(crate) tables: RwSignal<Option<Tables>>,
     pub(crate) error: RwSignal<Option<String>>,
     pub(crate) export_status: RwSignal<String>,
+    /// Whether the multiclass maps are wanted: asked for after every complete fit
+    /// until the user cancels.
+    pub(crate) multiclass_wanted: RwSignal<bool>,
+    /// The multiclass maps' fits done and in all, while they run.
+    pub(crate) multiclass_progress: RwSignal<Option<(u64, u64)>>,
+    pub(crate) multiclass: Call<FitMulticlass>,
     fit: Call<Fit>,
     tables_at: Call<TablesAt>,
     export: Call<ExportOf>,
@@ -243,6 +280,22 @@ impl RecalState {
                 _ => {}
             },
         );
+        let multiclass_progress = RwSignal::new(None);
+        let multiclass = Call::handled(client, Mode::Latest, move |reply| {
+            if let Reply::Progress(p) = &reply {
+                multiclass_progress.set(Some((p.done, p.total)));
+                return;
+            }
+            multiclass_progress.set(None);
+            match reply {
+                Reply::Done(a) => {
+                    error.set(None);
+                    answer.set(Some(a));
+                }
+                Reply::Failed(f) => error.set(Some(f.message)),
+                _ => {}
+            }
+        });
         let r = RecalState {
             seed: RwSignal::new(0),
             fraction: RwSignal::new(0.5),
@@ -253,6 +306,9 @@ impl RecalState {
             tables,
             error,
             export_status,
+            multiclass_wanted: RwSignal::new(false),
+            multiclass_progress,
+            multiclass,
             fit,
             tables_at,
             export,
@@ -263,7 +319,49 @@ impl RecalState {
             r.tables.set(None);
             r.error.set(None);
         });
+        // a link showing a multiclass map asks for them
+        Effect::new(move |_| {
+            if Method::MULTICLASS.contains(&r.after.get()) {
+                r.multiclass_wanted.set(true);
+            }
+        });
+        // the multiclass maps, when wanted, after each complete fit that lacks them
+        Effect::new(move |_| {
+            if !r.multiclass_wanted.get() {
+                return;
+            }
+            let gen = r.answer.with(|a| {
+                a.as_ref()
+                    .filter(|a| a.complete && multiclass_offered(&a.view) && !has_multiclass(a))
+                    .map(|a| a.gen)
+            });
+            if let Some(gen) = gen {
+                r.multiclass.send(FitMulticlass { gen });
+            }
+        });
         r
+    }
+
+    /// Asks for the multiclass maps (now, and after each later complete fit).
+    pub(crate) fn fit_multiclass(self) {
+        if !self.multiclass_wanted.get_untracked() {
+            // the effect above sends it
+            self.multiclass_wanted.set(true);
+            return;
+        }
+        // wanted already (a failed or cancelled try): send again
+        if let Some(gen) = self
+            .answer
+            .with_untracked(|a| a.as_ref().filter(|a| a.complete).map(|a| a.gen))
+        {
+            self.multiclass.send(FitMulticlass { gen });
+        }
+    }
+
+    /// Stops the multiclass maps' fit (they are no longer asked for).
+    pub(crate) fn cancel_multiclass(self) {
+        self.multiclass_wanted.set(false);
+        self.multiclass.cancel();
     }
 
     /// The settings a permalink carries.
@@ -315,12 +413,32 @@ pub(crate) fn f64_at(v: &Value, path: &str) -> Option<f64> {
     get_path(v, path).and_then(Value::as_f64)
 }
 
-/// The methods the view offers for `view`'s data set: every method, or temperature
-/// scaling alone when the others are left out (a ragged log's class positions).
-pub fn offered(view: &RecalView) -> Vec<calibscope_audit::Method> {
-    use calibscope_audit::Method;
+/// The methods the view offers for `view`'s data set: every method (the
+/// multiclass maps once fitted and defined), or temperature scaling alone when the
+/// others are left out (a ragged log's class positions).
+pub fn offered(view: &RecalView) -> Vec<Method> {
     match view.left_out {
         Some(_) => vec![Method::Temperature],
-        None => Method::ALL.to_vec(),
+        None => Method::ALL
+            .into_iter()
+            .chain(
+                Method::MULTICLASS
+                    .into_iter()
+                    .filter(|&m| view.checks.has(m)),
+            )
+            .collect(),
     }
+}
+
+/// Whether the multiclass maps can be fitted on `view`'s data set: three classes or
+/// more, every row with the same classes.
+pub fn multiclass_offered(view: &RecalView) -> bool {
+    view.left_out.is_none() && view.class_counts.calibration.len() >= 3
+}
+
+/// Whether `answer` holds the multiclass maps (fitted, or undefined with a reason).
+pub fn has_multiclass(answer: &Answer) -> bool {
+    Method::MULTICLASS
+        .iter()
+        .all(|m| answer.section.get(m.name()).is_some())
 }

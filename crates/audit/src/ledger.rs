@@ -139,12 +139,13 @@ pub fn rows(binary: bool) -> Vec<RowSpec> {
 }
 
 /// The ledger's sets of `section`, in column order: `(key in the section, title)`,
-/// `before` first, then every method of [`Method::ALL`] the section holds (a web
-/// page's section holds the probability maps too, an audit's the first three).
+/// `before` first, then every method of [`Method::EVERY`] the section holds (a web
+/// page's section holds the probability maps too, and the multiclass maps once they
+/// are asked for; an audit's the first three).
 pub fn sets(section: &Value) -> Vec<(&'static str, String)> {
     let mut v = vec![("before", "before".to_string())];
     v.extend(
-        Method::ALL
+        Method::EVERY
             .iter()
             .filter(|m| section.get(m.name()).is_some())
             .map(|m| (m.name(), format!("after {}", m.title()))),

@@ -49,10 +49,24 @@ impl Method {
         Method::VennAbers,
     ];
 
-    /// The multiclass maps fitted on request (`calibscope recalibrate --method`;
-    /// not in [`Method::ALL`]: the ledger's columns and the page's fits are the six
-    /// above).
+    /// The multiclass maps fitted on request (`calibscope recalibrate --method`, the
+    /// page's "fit the multiclass maps" button): not in [`Method::ALL`], the six
+    /// every recalibration fits.
     pub const MULTICLASS: [Method; 3] = [Method::Vector, Method::Matrix, Method::Dirichlet];
+
+    /// Every method: [`Method::ALL`], then [`Method::MULTICLASS`] (the ledger's and
+    /// the comparison's order when a section holds them).
+    pub const EVERY: [Method; 9] = [
+        Method::Temperature,
+        Method::Platt,
+        Method::Isotonic,
+        Method::Beta,
+        Method::Histogram,
+        Method::VennAbers,
+        Method::Vector,
+        Method::Matrix,
+        Method::Dirichlet,
+    ];
 
     /// The methods that read a probability (calibscope-core's `prob_maps`).
     pub const PROB_MAPS: [Method; 3] = [Method::Beta, Method::Histogram, Method::VennAbers];
@@ -104,10 +118,7 @@ impl Method {
 
     /// Parses [`Method::name`].
     pub fn from_name(s: &str) -> Option<Method> {
-        Method::ALL
-            .into_iter()
-            .chain(Method::MULTICLASS)
-            .find(|m| m.name() == s)
+        Method::EVERY.into_iter().find(|m| m.name() == s)
     }
 }
 

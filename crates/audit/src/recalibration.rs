@@ -473,8 +473,9 @@ fn isotonic_section(isotonic: &Result<MapOutcome<IsotonicFit>, Undefined>, kind:
     }
 }
 
-/// A probability map's entry: its evaluation ledger (`after`), and histogram
-/// binning's bin count with its cross-fitting when chosen so.
+/// A probability map's entry: its evaluation ledger (`after`), histogram binning's
+/// bin count with its cross-fitting when chosen so, and a multiclass map's L-BFGS
+/// run (`l_bfgs`: iterations, converged, final objective) and ODIR search.
 fn prob_map_section(p: &ProbOutcome) -> Value {
     let mut o = Map::new();
     if let Some(m) = p.bins {
@@ -485,6 +486,12 @@ fn prob_map_section(p: &ProbOutcome) -> Value {
     }
     if let Some(search) = &p.odir_search {
         o.insert("odir_search".into(), crate::odir_search_json(search));
+    }
+    if let Some(f) = &p.scaling {
+        o.insert(
+            "l_bfgs".into(),
+            json!({"iterations": f.iterations, "converged": f.converged, "objective": num(Some(f.objective))}),
+        );
     }
     if p.zero_rows_made_uniform > 0 {
         o.insert(

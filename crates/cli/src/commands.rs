@@ -414,15 +414,7 @@ pub fn recalibrate(args: RecalibrateArgs) -> Outcome {
                 RecalMethod::Dirichlet => ProbMethod::Dirichlet,
                 _ => ProbMethod::VennAbers,
             };
-            let fitted = fit_prob_map(set, &run.split, kind, bins);
-            match kind {
-                ProbMethod::Beta => run.beta = fitted,
-                ProbMethod::Histogram => run.histogram = fitted,
-                ProbMethod::VennAbers => run.venn_abers = fitted,
-                ProbMethod::Vector => run.vector = fitted,
-                ProbMethod::Matrix => run.matrix = fitted,
-                ProbMethod::Dirichlet => run.dirichlet = fitted,
-            }
+            *run.prob_map_mut(kind) = fit_prob_map(set, &run.split, kind, bins);
             run
         }
     };

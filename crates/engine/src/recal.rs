@@ -13,31 +13,22 @@ use calibscope_audit::{
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::reading::{self, ProbView};
-use calibscope_core::recal::apply::ScoreMap;
 use calibscope_core::recal::apply::{
     fit_isotonic_on, fit_platt_on, mark_platt_isotonic, recalibrate_temperature_clocked, FitScores,
     Recalibration, Undefined,
 };
 use calibscope_core::recal::checks::prob_checks;
 use calibscope_core::recal::prob_maps::{fit_prob_map, Bins, ProbMethod, DEFAULT_FOLDS};
-use calibscope_core::recal::{sigmoid, BinaryNll, MulticlassNll, TemperatureObjective};
+use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Scores, Source, Values};
 
 use super::{table, worker_error, Indexed, Session, M_SLIDER_MAX};
-use crate::proto::recal::{
-    Checks, ClassCounts, FittedMap, MapAxis, MapCurve, PerMethod, RecalView, Timing,
-};
+use crate::proto::recal::{Checks, ClassCounts, PerMethod, RecalView, Timing};
 use crate::proto::{codes, FromWorker, Reading, RecalTable};
 
 /// Points of the tau curve (log-spaced over the golden-section bracket).
 pub const TAU_CURVE_POINTS: usize = 61;
-/// Points of each fitted-map curve.
-const MAP_POINTS: usize = 201;
-/// Classes whose one-vs-rest maps are drawn (multiclass).
-const MAP_CLASSES: usize = 10;
-/// Evaluation rows drawn in the multiclass temperature map (evenly spaced).
-const MAP_SAMPLES: usize = 400;
 
 thread_local! {
     /// A millisecond clock for the answers' `timing` (the worker installs
@@ -185,13 +176,6 @@ fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// `n` evenly spaced points from `lo` to `hi`.
-fn lin_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    (0..n)
-        .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
-        .collect()
-}
-
 /// The calibration NLL at [`TAU_CURVE_POINTS`] log-spaced `tau` in `[0.05, 20]`
 /// (`[[tau, nll], ...]`; empty when the split is).
 pub fn tau_curve(scores: &FitScores, labels: &[u32], calibration: &[usize]) -> Vec<[f64; 2]> {
@@ -211,128 +195,6 @@ pub fn tau_curve(scores: &FitScores, labels: &[u32], calibration: &[usize]) -> V
         return Vec::new();
     }
     taus.into_iter().zip(out).map(|(t, v)| [t, v]).collect()
-}
-
-/// The range of `scores` over `rows` (finite values), widened when it is one point.
-fn range(scores: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    let (lo, hi) = scores
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(v), b.max(v))
-        });
-    if lo > hi {
-        return None;
-    }
-    Some(if lo == hi {
-        (lo - 1.0, hi + 1.0)
-    } else {
-        (lo, hi)
-    })
-}
-
-/// Fit `j` (binary: the only one; otherwise class `j`) of Platt or isotonic.
-fn fitted_map(run: &Recalibration, method: Method, j: usize) -> Option<&dyn ScoreMap> {
-    match method {
-        Method::Platt => Some(run.platt.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap),
-        Method::Isotonic => {
-            Some(run.isotonic.as_ref().ok()?.fits.get(j)?.as_ref()? as &dyn ScoreMap)
-        }
-        _ => None,
-    }
-}
-
-fn curve(class: usize, xs: &[f64], f: impl Fn(f64) -> f64) -> MapCurve {
-    MapCurve {
-        class,
-        points: xs.iter().map(|&x| [x, f(x)]).collect(),
-    }
-}
-
-/// The fitted maps drawn in the view: binary input, each method as raw score `s` →
-/// recalibrated probability over the calibration scores' range; multiclass, Platt's
-/// and isotonic's one-vs-rest maps `z_r → p` of the first classes, and temperature
-/// as a scatter of evaluation rows (raw top-label confidence → recalibrated
-/// probability of the same class: no single score map exists).
-fn maps_of(run: &Recalibration, scores: &FitScores) -> PerMethod<FittedMap> {
-    let cal = &run.split.calibration;
-    let mut out = PerMethod::default();
-    let curves_of = |x: MapAxis, curves: Vec<MapCurve>| FittedMap {
-        x,
-        curves,
-        ..FittedMap::default()
-    };
-    match scores {
-        FitScores::Binary(s) => {
-            let Some((lo, hi)) = range(cal.iter().map(|&i| s[i])) else {
-                return out;
-            };
-            let xs = lin_grid(lo, hi, MAP_POINTS);
-            if let Ok(t) = &run.temperature {
-                let tau = t.fit.tau;
-                out.set(
-                    Method::Temperature,
-                    curves_of(MapAxis::S, vec![curve(1, &xs, |x| sigmoid(x / tau))]),
-                );
-            }
-            for method in [Method::Platt, Method::Isotonic] {
-                if let Some(c) = fitted_map(run, method, 0) {
-                    out.set(
-                        method,
-                        curves_of(MapAxis::S, vec![curve(1, &xs, |x| c.map(x))]),
-                    );
-                }
-            }
-        }
-        FitScores::Multiclass { k, .. } => {
-            if let Ok(t) = &run.temperature {
-                let before = ProbView::new(&run.before).expect("scores");
-                let after = ProbView::new(&t.after).expect("scores");
-                let top = reading::top_labels(&run.before);
-                let n = run.before.n();
-                let step = n.div_ceil(MAP_SAMPLES).max(1);
-                let points: Vec<[f64; 2]> = (0..n)
-                    .step_by(step)
-                    .map(|i| {
-                        let r = top.predicted[i] as usize;
-                        [before.prob(i, r), after.prob(i, r)]
-                    })
-                    .collect();
-                out.set(
-                    Method::Temperature,
-                    FittedMap {
-                        x: MapAxis::Confidence,
-                        scatter: points,
-                        ..FittedMap::default()
-                    },
-                );
-            }
-            for method in [Method::Platt, Method::Isotonic] {
-                let mut curves = Vec::new();
-                for r in 0..(*k).min(MAP_CLASSES) {
-                    let Some(c) = fitted_map(run, method, r) else {
-                        continue;
-                    };
-                    let z = |i: usize| match scores {
-                        FitScores::Multiclass { logits, k } => logits.get(i * k + r),
-                        FitScores::Binary(_) => unreachable!(),
-                    };
-                    if let Some((lo, hi)) = range(cal.iter().map(|&i| z(i))) {
-                        curves.push(curve(r, &lin_grid(lo, hi, MAP_POINTS), |x| c.map(x)));
-                    }
-                }
-                if !curves.is_empty() {
-                    out.set(
-                        method,
-                        FittedMap {
-                            classes_total: Some(*k),
-                            ..curves_of(MapAxis::ZR, curves)
-                        },
-                    );
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Replicates of the view's comparison (the paired bootstrap on the evaluation
@@ -372,13 +234,8 @@ fn fit_maps_timed(set: &PredictionSet, run: &mut Recalibration, ms: &mut PerMeth
         (Method::Histogram, ProbMethod::Histogram),
         (Method::VennAbers, ProbMethod::VennAbers),
     ] {
-        let mut outcome = Err(Undefined::NotComputed);
-        let t = timed(&mut || outcome = fit_prob_map(set, &run.split, kind, cross_fit));
-        match method {
-            Method::Beta => run.beta = outcome,
-            Method::Histogram => run.histogram = outcome,
-            _ => run.venn_abers = outcome,
-        }
+        let t =
+            timed(&mut || *run.prob_map_mut(kind) = fit_prob_map(set, &run.split, kind, cross_fit));
         if let Some(t) = t {
             ms.set(method, t);
         }
@@ -400,20 +257,32 @@ fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
     } else {
         fit_maps_timed(set, run, &mut ms);
     }
+    state.comparison = compare(run);
+    if let Some(t) = state.timing.fit_ms {
+        ms.set(Method::Temperature, t);
+    }
+    state.fit_ms = ms;
+}
+
+/// The section's `comparison` of every set `run` holds
+/// ([`calibscope_audit::comparison_json`]): [`COMPARE_REPLICATES`] replicates, fewer
+/// on large splits (the work near [`COMPARE_BUDGET`], four readings per set: the
+/// six maps every fit has, and the multiclass maps once fitted).
+fn compare(run: &Recalibration) -> Option<serde_json::Value> {
     let n = run.before.n().max(1);
-    let readings = 4 * (1 + Method::ALL.len());
-    let replicates = (COMPARE_BUDGET / (n * readings)).clamp(50, COMPARE_REPLICATES);
+    let multiclass = Method::MULTICLASS
+        .iter()
+        .filter(|&&m| evaluation_after(run, m).is_ok())
+        .count();
+    let sets = 1 + Method::ALL.len() + multiclass;
+    let replicates = (COMPARE_BUDGET / (n * 4 * sets)).clamp(50, COMPARE_REPLICATES);
     let settings = BootstrapSettings {
         replicates,
         seed: 0,
         alpha: DEFAULT_ALPHA,
         threads: 1,
     };
-    state.comparison = comparison_json(run, &settings);
-    if let Some(t) = state.timing.fit_ms {
-        ms.set(Method::Temperature, t);
-    }
-    state.fit_ms = ms;
+    comparison_json(run, &settings)
 }
 
 /// The calibration and evaluation counts of each class.
@@ -571,10 +440,14 @@ impl Session {
                 .push(("before", Ok(index_of(&run.before, binary))));
             state.tau_curve = tau_curve(&scores, &set.labels, &run.split.calibration);
         }
-        for method in Method::ALL {
+        for method in Method::EVERY {
             let name = method.name();
             let done = state.indexed.iter().any(|(n, ix)| *n == name && ix.is_ok());
-            if done {
+            let asked = !matches!(
+                method.prob_map(run),
+                Some(Err(Undefined::NotComputed | Undefined::NotAsked))
+            ) || Method::ALL.contains(&method);
+            if done || !asked {
                 continue;
             }
             state.indexed.retain(|(n, _)| *n != name);
@@ -598,7 +471,8 @@ impl Session {
         }
         let complete = run.platt != Err(Undefined::NotComputed);
         if complete {
-            state.timing.full_ms = since(start);
+            // the first complete answer's (the multiclass maps' answer keeps it)
+            state.timing.full_ms = state.timing.full_ms.or_else(|| since(start));
         } else {
             state.timing.first_ms = since(start);
         }
@@ -721,6 +595,11 @@ impl Session {
         }
     }
 }
+
+mod maps;
+use maps::maps_of;
+mod multiclass;
+pub use multiclass::MulticlassJob;
 
 #[cfg(test)]
 mod tests;

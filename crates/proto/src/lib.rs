@@ -148,6 +148,13 @@ pub enum ToWorker {
     /// The last recalibration's files for `method`: recalibrated predictions (CSV)
     /// and fitted parameters (JSON).
     RecalExport { id: u64, method: Method },
+    /// Fit the multiclass maps (vector scaling, matrix scaling, Dirichlet
+    /// calibration with its ODIR search) on the split of the recalibration of
+    /// generation `gen` (which must be complete); answered by
+    /// [`FromWorker::LabProgress`] messages (fits done of all) and one
+    /// [`FromWorker::Recalibrated`] holding them, or `Cancelled` (a newer fit, a
+    /// new data set, or a cancel).
+    RecalMulticlass { id: u64, gen: u64 },
     /// A computation of the Learn tour or a lab ([`crate::labs`]); answered by
     /// [`FromWorker::LabProgress`] messages and one [`FromWorker::LabResult`] or error.
     Lab { id: u64, request: labs::LabRequest },

@@ -123,6 +123,10 @@ pub struct Timing {
     pub maps_ms: Option<f64>,
     /// The second, complete answer.
     pub full_ms: Option<f64>,
+    /// The multiclass maps (vector, matrix, Dirichlet), asked for after the
+    /// complete answer: the job from request to answer.
+    #[serde(default)]
+    pub multiclass_ms: Option<f64>,
 }
 
 /// Rows of each class in the calibration and the evaluation split.

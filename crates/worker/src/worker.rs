@@ -26,6 +26,9 @@ mod bootstrap;
 use bootstrap::start_bootstrap;
 #[path = "flips_noise.rs"]
 mod flips_noise;
+#[path = "recal_multiclass.rs"]
+mod recal_multiclass;
+use recal_multiclass::start_recal_multiclass;
 #[path = "slices.rs"]
 mod slices;
 #[path = "slices_view.rs"]
@@ -119,6 +122,9 @@ struct State {
     beyond: Option<engine::beyond::BeyondJob>,
     /// The Slices view's second part in progress (likewise).
     slices_part: Option<engine::slices::SlicesJob>,
+    /// The Recalibrate view's multiclass maps in progress (likewise; a newer
+    /// recalibration also replaces it).
+    recal_multiclass: Option<engine::recal::MulticlassJob>,
 }
 
 thread_local! {
@@ -256,6 +262,8 @@ fn on_message(event: MessageEvent) {
             fraction,
         } => {
             warm_up_now();
+            // the multiclass maps of the older fit are dropped (latest wins)
+            STATE.with(|s| s.borrow_mut().recal_multiclass = None);
             with_session(id, |s| s.recalibrate(id, gen, model, seed, fraction));
             // Platt and isotonic once the temperature answer is out (cancelled
             // when a newer fit arrived meanwhile)
@@ -279,6 +287,7 @@ fn on_message(event: MessageEvent) {
         ToWorker::RecalExport { id, method } => with_session(id, |s| {
             s.recal_export(id, method, env!("CARGO_PKG_VERSION"))
         }),
+        ToWorker::RecalMulticlass { id, gen } => start_recal_multiclass(id, gen),
         ToWorker::Lab { id, request } => {
             let mut last = 0.0;
             let mut progress = |done: usize, total: usize| {
@@ -592,6 +601,7 @@ pub(crate) fn install_session(id: u64, session: Session, refs: Vec<FileRef>) -> 
         s.session = Some(session);
         s.beyond = None;
         s.slices_part = None;
+        s.recal_multiclass = None;
     });
     msg
 }

@@ -422,6 +422,25 @@ pub struct Recalibration {
     pub exact_zero_one_probabilities: bool,
 }
 
+impl Recalibration {
+    /// The outcome slot of a probability map (beta, histogram, Venn–Abers) or a
+    /// multiclass map (vector, matrix, Dirichlet).
+    pub fn prob_map_mut(
+        &mut self,
+        method: super::prob_maps::ProbMethod,
+    ) -> &mut Result<ProbOutcome, Undefined> {
+        use super::prob_maps::ProbMethod;
+        match method {
+            ProbMethod::Beta => &mut self.beta,
+            ProbMethod::Histogram => &mut self.histogram,
+            ProbMethod::VennAbers => &mut self.venn_abers,
+            ProbMethod::Vector => &mut self.vector,
+            ProbMethod::Matrix => &mut self.matrix,
+            ProbMethod::Dirichlet => &mut self.dirichlet,
+        }
+    }
+}
+
 /// Splits `set` (stratified, SplitMix64 `seed`, calibration `fraction`), fits
 /// temperature, Platt and isotonic on the calibration split and applies them to the
 /// evaluation split. Top-label sets are undefined throughout.

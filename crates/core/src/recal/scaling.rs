@@ -166,6 +166,97 @@ pub struct Objective<'a> {
 /// Parameters, the objective there and its gradient.
 type Evaluated = (Vec<f64>, f64, Vec<f64>);
 
+/// Rows per chunk of the objective's pass (each chunk's sums are kept apart and
+/// added in chunk order, whatever the number of threads).
+const CHUNK_ROWS: usize = 2048;
+
+/// One chunk's sums: the NLL, and the gradients of the full `W` (row-major) and `b`.
+#[derive(Clone)]
+struct Partial {
+    nll: f64,
+    gw: Vec<f64>,
+    gb: Vec<f64>,
+}
+
+/// The pass over rows at one point: `(W, Wᵀ, b)`.
+struct RowPass<'p> {
+    kind: ScalingKind,
+    k: usize,
+    w: &'p [f64],
+    wt: &'p [f64],
+    b: &'p [f64],
+}
+
+impl RowPass<'_> {
+    /// The sums of rows `x` (row-major) with labels `y`; on x86-64 processors
+    /// with AVX2 the same loops compiled for it (the same operations in the same
+    /// order, so the same numbers: no fused multiply-add).
+    fn run(&self, x: &[f64], y: &[u32]) -> Partial {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above)
+            return unsafe { self.run_avx2(x, y) };
+        }
+        self.run_plain(x, y)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2(&self, x: &[f64], y: &[u32]) -> Partial {
+        self.run_plain(x, y)
+    }
+
+    #[inline(always)]
+    fn run_plain(&self, x: &[f64], y: &[u32]) -> Partial {
+        let k = self.k;
+        let vector = self.kind == ScalingKind::Vector;
+        let mut gw = vec![0.0; k * k];
+        let mut gb = vec![0.0; k];
+        let mut s = vec![0.0; k];
+        let mut nll = 0.0;
+        for (x, &y) in x.chunks_exact(k).zip(y) {
+            if vector {
+                affine(self.kind, k, self.w, self.b, x, &mut s);
+            } else {
+                s.copy_from_slice(self.b);
+                for (&xc, col) in x.iter().zip(self.wt.chunks_exact(k)) {
+                    for (o, &v) in s.iter_mut().zip(col) {
+                        *o += xc * v;
+                    }
+                }
+            }
+            let m = s.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v));
+            let mut sum = 0.0;
+            for v in s.iter_mut() {
+                *v = (*v - m).exp();
+                sum += *v;
+            }
+            let y = y as usize;
+            // -ln q_y = ln sum - (s_y - m), with s_y - m = ln e_y
+            nll += sum.ln() - s[y].ln();
+            for v in s.iter_mut() {
+                *v /= sum;
+            }
+            s[y] -= 1.0;
+            for (gb, &d) in gb.iter_mut().zip(&s) {
+                *gb += d;
+            }
+            if vector {
+                for j in 0..k {
+                    gw[j * k + j] += s[j] * x[j];
+                }
+            } else {
+                for (j, &d) in s.iter().enumerate().take(k - 1) {
+                    for (g, &xc) in gw[j * k..(j + 1) * k].iter_mut().zip(x) {
+                        *g += d * xc;
+                    }
+                }
+            }
+        }
+        Partial { nll, gw, gb }
+    }
+}
+
 impl<'a> Objective<'a> {
     /// The objective of `kind` on rows `x` (`y.len()` rows of `k`) with ODIR `odir`.
     pub fn new(kind: ScalingKind, k: usize, x: &'a [f64], y: &'a [u32], odir: Odir) -> Self {
@@ -246,48 +337,55 @@ impl<'a> Objective<'a> {
                 wt[c * k + r] = w[r * k + c];
             }
         }
-        // gradients of the full W (row-major) and b
+        let rows = RowPass {
+            kind: self.kind,
+            k,
+            w: &w,
+            wt: &wt,
+            b: &b,
+        };
+        // fixed chunks of rows, summed in chunk order: the same numbers on any
+        // number of threads (the page's worker has one)
+        let chunks: Vec<(&[f64], &[u32])> = self
+            .x
+            .chunks(CHUNK_ROWS * k)
+            .zip(self.y.chunks(CHUNK_ROWS))
+            .collect();
+        let threads = crate::bootstrap::default_threads().min(chunks.len()).max(1);
+        let partials: Vec<Partial> = if threads == 1 {
+            chunks.iter().map(|&(x, y)| rows.run(x, y)).collect()
+        } else {
+            let mut out: Vec<Option<Partial>> = vec![None; chunks.len()];
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let (chunks, rows) = (&chunks, &rows);
+                        scope.spawn(move || {
+                            (t..chunks.len())
+                                .step_by(threads)
+                                .map(|i| (i, rows.run(chunks[i].0, chunks[i].1)))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    for (i, part) in h.join().expect("a scaling worker panicked") {
+                        out[i] = Some(part);
+                    }
+                }
+            });
+            out.into_iter().map(|p| p.expect("every chunk")).collect()
+        };
+        let mut nll = 0.0;
         let mut gw = vec![0.0; k * k];
         let mut gb = vec![0.0; k];
-        let mut s = vec![0.0; k];
-        let mut nll = 0.0;
-        for (x, &y) in self.x.chunks_exact(k).zip(self.y) {
-            if self.kind == ScalingKind::Vector {
-                affine(self.kind, k, &w, &b, x, &mut s);
-            } else {
-                s.copy_from_slice(&b);
-                for (&xc, col) in x.iter().zip(wt.chunks_exact(k)) {
-                    for (o, &v) in s.iter_mut().zip(col) {
-                        *o += xc * v;
-                    }
-                }
+        for part in &partials {
+            nll += part.nll;
+            for (a, v) in gw.iter_mut().zip(&part.gw) {
+                *a += v;
             }
-            let m = s.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v));
-            let mut sum = 0.0;
-            for v in s.iter_mut() {
-                *v = (*v - m).exp();
-                sum += *v;
-            }
-            let y = y as usize;
-            // -ln q_y = ln sum - (s_y - m), with s_y - m = ln e_y
-            nll += sum.ln() - s[y].ln();
-            for v in s.iter_mut() {
-                *v /= sum;
-            }
-            s[y] -= 1.0;
-            for (gb, &d) in gb.iter_mut().zip(&s) {
-                *gb += d;
-            }
-            if self.kind == ScalingKind::Vector {
-                for j in 0..k {
-                    gw[j * k + j] += s[j] * x[j];
-                }
-            } else {
-                for (j, &d) in s.iter().enumerate().take(k - 1) {
-                    for (g, &xc) in gw[j * k..(j + 1) * k].iter_mut().zip(x) {
-                        *g += d * xc;
-                    }
-                }
+            for (a, v) in gb.iter_mut().zip(&part.gb) {
+                *a += v;
             }
         }
         let n = self.y.len().max(1) as f64;

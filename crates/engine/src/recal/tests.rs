@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use calibscope_test_support::shared;
 use serde_json::{json, Value};
 
-fn session(path: &Path) -> Session {
+pub(super) fn session(path: &Path) -> Session {
     let ds = calibscope_io::open_paths(&[path.to_path_buf()], &Default::default())
         .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     Session::new(ds)
@@ -161,7 +161,7 @@ fn answers_equal_the_fixtures_recalibration_sections() {
 }
 
 /// Both parts of an answer, the last one returned.
-fn full(s: &mut Session) -> FromWorker {
+pub(super) fn full(s: &mut Session) -> FromWorker {
     match s.recalibrate(9, 9, 0, 0, 0.5) {
         FromWorker::Recalibrated { complete: true, .. } => s.recalibrate(9, 9, 0, 0, 0.5),
         FromWorker::Recalibrated { .. } => s.recalibrate_maps(9, 9),
