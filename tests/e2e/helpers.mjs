@@ -301,3 +301,16 @@ export async function openShare(page) {
     await idle(page);
   };
 }
+
+/** The before/after ledger `calibscope recalibrate` prints on stderr (`| key |
+ * before | after |` rows), as `{key: {before, after}}` (the cells as printed). */
+export function recalLedger(stderr) {
+  const ledger = {};
+  for (const line of String(stderr).split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length === 5 && cells[1] && !['metric', '---'].includes(cells[1])) {
+      ledger[cells[1]] = { before: cells[2], after: cells[3] };
+    }
+  }
+  return ledger;
+}

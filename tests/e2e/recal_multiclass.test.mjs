@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  launch, openApp, idle, dropFiles, valueOf, foreignRequests, fixtures, repo, shot,
+  launch, openApp, idle, dropFiles, valueOf, foreignRequests, fixtures, repo, shot, recalLedger,
 } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
@@ -30,14 +30,7 @@ function cliRun(method, seed) {
   const out = path.join(dir, `${method}.csv`);
   const r = spawnSync(cli, ['recalibrate', path.join(fixtures, FILE), '--method', method, '--split-seed', String(seed), '--out', out]);
   assert.equal(r.status, 0, String(r.stderr));
-  const ledger = {};
-  for (const line of String(r.stderr).split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    if (cells.length === 5 && cells[1] && !['metric', '---'].includes(cells[1])) {
-      ledger[cells[1]] = { before: cells[2], after: cells[3] };
-    }
-  }
-  return { csv: readFileSync(out, 'utf8'), ledger };
+  return { csv: readFileSync(out, 'utf8'), ledger: recalLedger(r.stderr) };
 }
 
 /** Equal to `rel` relative. L-BFGS stops at a gradient norm of 1e-9, and the

@@ -161,6 +161,8 @@ pub struct Objective<'a> {
     /// The last `(params, cost, gradient)` (L-BFGS asks for cost and gradient at the
     /// same point one after the other: one pass over the rows answers both).
     cache: RefCell<Option<Evaluated>>,
+    /// Threads of a pass over the rows (the numbers do not depend on it).
+    threads: usize,
 }
 
 /// Parameters, the objective there and its gradient.
@@ -268,7 +270,15 @@ impl<'a> Objective<'a> {
             y,
             odir,
             cache: RefCell::new(None),
+            threads: crate::bootstrap::default_threads(),
         }
+    }
+
+    /// The same objective evaluated on `threads` threads (the machine's available
+    /// parallelism by default, 1 on wasm); the numbers are the same on any count.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Number of free parameters: `2K - 1` (vector: `v`, `b` without its last), or
@@ -351,7 +361,7 @@ impl<'a> Objective<'a> {
             .chunks(CHUNK_ROWS * k)
             .zip(self.y.chunks(CHUNK_ROWS))
             .collect();
-        let threads = crate::bootstrap::default_threads().min(chunks.len()).max(1);
+        let threads = self.threads.min(chunks.len()).max(1);
         let partials: Vec<Partial> = if threads == 1 {
             chunks.iter().map(|&(x, y)| rows.run(x, y)).collect()
         } else {

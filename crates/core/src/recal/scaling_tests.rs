@@ -141,3 +141,69 @@ fn undefined_cases() {
     f.predict(&[f64::NAN, 0.0, 0.0], &mut out);
     assert!(out.iter().all(|v| v.is_nan()));
 }
+
+/// The objective sums fixed chunks of rows in order: one thread or three give the
+/// same bits, on more rows than one chunk holds.
+#[test]
+fn the_objective_does_not_depend_on_the_thread_count() {
+    let (x, y) = data(5 * CHUNK_ROWS + 17, 6, 2);
+    for kind in [
+        ScalingKind::Vector,
+        ScalingKind::Matrix,
+        ScalingKind::Dirichlet,
+    ] {
+        let odir = Odir {
+            lambda: 0.3,
+            mu: 0.2,
+        };
+        let one = Objective::new(kind, 6, &x, &y, odir).with_threads(1);
+        let three = Objective::new(kind, 6, &x, &y, odir).with_threads(3);
+        let p: Vec<f64> = one
+            .identity()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + 0.05 * ((i * 3 % 7) as f64 - 3.0))
+            .collect();
+        let (c1, g1) = one.evaluate(&p);
+        let (c3, g3) = three.evaluate(&p);
+        assert_eq!(c1.to_bits(), c3.to_bits(), "{kind:?}");
+        assert!(
+            g1.iter().zip(&g3).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{kind:?}"
+        );
+    }
+}
+
+/// The pass compiled for AVX2 (where the processor has it) gives the bits of the
+/// plain one: the same operations in the same order, no fused multiply-add.
+#[test]
+fn the_avx2_pass_gives_the_plain_pass_s_bits() {
+    let (x, y) = data(700, 7, 8);
+    let k = 7;
+    let w: Vec<f64> = (0..k * k)
+        .map(|i| ((i * 5 % 11) as f64 - 5.0) / 7.0)
+        .collect();
+    let wt: Vec<f64> = (0..k * k).map(|i| w[(i % k) * k + i / k]).collect();
+    let b: Vec<f64> = (0..k).map(|j| j as f64 / 10.0).collect();
+    for kind in [ScalingKind::Vector, ScalingKind::Matrix] {
+        let pass = RowPass {
+            kind,
+            k,
+            w: &w,
+            wt: &wt,
+            b: &b,
+        };
+        let (a, p) = (pass.run(&x, &y), pass.run_plain(&x, &y));
+        assert_eq!(a.nll.to_bits(), p.nll.to_bits(), "{kind:?}");
+        assert!(a
+            .gw
+            .iter()
+            .zip(&p.gw)
+            .all(|(u, v)| u.to_bits() == v.to_bits()));
+        assert!(a
+            .gb
+            .iter()
+            .zip(&p.gb)
+            .all(|(u, v)| u.to_bits() == v.to_bits()));
+    }
+}
