@@ -109,6 +109,30 @@ bad_long.to_parquet(bad_path("long_label_out_of_range.parquet"), index=False)
 fea = open(path("digits.feather"), "rb").read()
 open(os.path.join(bad_dir, "arrow_truncated.feather"), "wb").write(fea[: len(fea) // 2])
 
+# fuzz seeds (crates/io/fuzz/seeds/{parquet,arrow}): small files of every layout
+# and codec, a few KiB each, for the fuzzers and the mutation test
+seeds = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(out))), "fuzz", "seeds")
+os.makedirs(os.path.join(seeds, "parquet"), exist_ok=True)
+os.makedirs(os.path.join(seeds, "arrow"), exist_ok=True)
+def seed(kind, name):
+    return os.path.join(seeds, kind, name)
+small = digits.head(6)[["label"] + pcols[:3]].copy()
+small[pcols[:3]] = small[pcols[:3]].div(small[pcols[:3]].sum(axis=1), axis=0)
+for codec in ["snappy", "zstd", "gzip", "lz4", "none"]:
+    small.to_parquet(seed("parquet", f"probs_{codec}.parquet"), compression=codec, index=False)
+tiny = pa.table({"label": pa.array(small["label"].to_numpy()),
+                 "probs": pa.array([list(r) for r in small[pcols[:3]].to_numpy(np.float32)],
+                                   type=pa.list_(pa.float32(), 3))})
+pq.write_table(tiny, seed("parquet", "fixed_list.parquet"), compression="none")
+pl.DataFrame({"label": small["label"].to_numpy(), "scores": [list(r) for r in small[pcols[:3]].to_numpy()]}).write_parquet(seed("parquet", "polars_list.parquet"))
+st = pa.table({"label": pa.array(["a", "b", "a", "c", "b", "a"]).dictionary_encode(),
+               "out": pa.StructArray.from_arrays([pa.array(small[c].to_numpy()) for c in pcols[:3]], names=["a", "b", "c"])})
+pq.write_table(st, seed("parquet", "struct_dict.parquet"), compression="none", row_group_size=2)
+feather.write_feather(small, seed("arrow", "probs.feather"), compression="uncompressed")
+feather.write_feather(small, seed("arrow", "probs_lz4.feather"), compression="lz4")
+with ipc.new_stream(seed("arrow", "probs.arrows"), pa.Schema.from_pandas(small, preserve_index=False)) as w:
+    w.write_table(pa.Table.from_pandas(small, preserve_index=False))
+
 with open(path("VERSIONS"), "w") as f:
     f.write(f"pandas {pd.__version__}\npyarrow {pa.__version__}\npolars {pl.__version__}\nnumpy {np.__version__}\n")
 PY

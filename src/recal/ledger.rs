@@ -350,7 +350,7 @@ fn method_checks(prefix: &str, view_data: &RecalView, binary: bool) -> AnyView {
                 </tbody>
             </table>
         </div>
-        <p class="sub">"Platt fits σ(a·s + b): b ≠ 0 moves the 0.5 threshold, so decisions can move. Isotonic keeps the order but pools scores into flat blocks: distinct scores become ties. Beta calibration fits σ(c + a·ln p − b·ln(1 − p)), monotone, so it keeps the order of p but can move the threshold. Histogram binning replaces p by its bin's share of positives: every row of a bin ties. Venn–Abers merges two isotonic fits (the row added as a 0, then as a 1): ties like isotonic, never exactly 0 or 1. For more than two classes the last three are fitted per class on its probability and the rows renormalised, so decisions can move."</p>
+        <p class="sub">"Platt fits σ(a·s + b): b ≠ 0 moves the 0.5 threshold, so decisions can move. Isotonic keeps the order but pools scores into flat blocks: distinct scores become ties. Beta calibration fits σ(c + a·ln p − b·ln(1 − p)), monotone, so it keeps the order of p but can move the threshold. Histogram binning replaces p by its bin's share of positives: every row of a bin ties. Venn–Abers merges two isotonic fits (the row added as a 0, then as a 1): ties like isotonic, never exactly 0 or 1. For more than two classes the last three are fitted per class on its probability and the rows renormalised, so decisions can move. Vector scaling, matrix scaling and Dirichlet calibration map every class at once, softmax(W x + b): different weights per class can move decisions and reorder a class's probabilities across rows."</p>
     }
     .into_any()
 }

@@ -17,7 +17,7 @@ const cases = readdirSync(corpus)
     // the page does not read Parquet or Arrow IPC: it refuses them whole and names
     // the command-line tool (what calibscope-io says without its `columnar` reader)
     const head = readFileSync(file).subarray(0, 6).toString('latin1');
-    if (head.startsWith('PAR1') || head === 'ARROW1') return { file, code: 'columnar_unsupported', says: 'calibscope command-line tool' };
+    if (head.startsWith('PAR1') || head === 'ARROW1' || head.startsWith('\xff\xff\xff\xff')) return { file, code: 'columnar_unsupported', says: 'calibscope command-line tool' };
     return { file, code: first.split(/[ |]/)[0] };
   });
 

@@ -28,6 +28,8 @@ use crate::npy::{assemble, ArrCol, Column};
 use crate::{Dataset, ErrorCode, Format, Options, ParseError, ParseErrors, Pick};
 
 mod as_csv;
+mod guard;
+mod ipc_check;
 mod leaves;
 
 pub use as_csv::{column_names, table_as_csv};
@@ -106,8 +108,35 @@ pub(crate) fn dataset(
 
 /// Every column of a Parquet or Arrow IPC file held in memory, struct fields
 /// flattened into dotted names; the first problems found (a ragged list, a null
-/// list) are errors.
+/// list) are errors, and so is a damaged file that makes the Arrow crates panic
+/// ([`guard`]).
 pub(crate) fn columns(
+    file: &str,
+    container: Container,
+    bytes: Vec<u8>,
+    opts: &Options,
+) -> Result<Vec<ArrCol>, ParseErrors> {
+    if let Err(why) = ipc_check::check(container, &bytes, opts.max_decompressed) {
+        let (code, message) = explain(container, &why);
+        return Err(ParseErrors::single(ParseError::new(
+            code,
+            file,
+            Location::default(),
+            message,
+        )));
+    }
+    guard::guarded(|| columns_unguarded(file, container, bytes, opts)).unwrap_or_else(|panic| {
+        let (code, message) = explain(container, &panic);
+        Err(ParseErrors::single(ParseError::new(
+            code,
+            file,
+            Location::default(),
+            message,
+        )))
+    })
+}
+
+fn columns_unguarded(
     file: &str,
     container: Container,
     bytes: Vec<u8>,
@@ -236,7 +265,7 @@ fn parquet_leaves(
                 .iter()
                 .map(|share| {
                     let share = share.clone();
-                    s.spawn(move || read_share(share))
+                    s.spawn(move || guard::quietly(|| read_share(share)))
                 })
                 .collect();
             handles

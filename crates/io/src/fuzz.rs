@@ -26,6 +26,16 @@ pub enum Target {
     /// first byte is odd (and must read as it does uncompressed), else the magic is
     /// prepended (the frame and block readers on arbitrary bytes).
     Zstd,
+    /// Parquet (the `columnar` feature): an input that starts with `PAR1` is parsed
+    /// as it is; any other is put between `PAR1` magics (the footer reader on
+    /// arbitrary bytes).
+    #[cfg(feature = "columnar")]
+    Parquet,
+    /// Arrow IPC, file or stream (the `columnar` feature): an input that starts with
+    /// `ARROW1` or the stream's `FF FF FF FF` is parsed as it is; any other is put
+    /// between the file format's magics.
+    #[cfg(feature = "columnar")]
+    Arrow,
 }
 
 /// `data` as one gzip member (deflate level 1, no name), as `gzip -1` writes it.
@@ -92,6 +102,16 @@ pub fn input(target: Target, data: &[u8]) -> Vec<u8> {
         Target::Zstd if wrapped(target, data) => return zstd_raw(data, 1 + data.len() / 3),
         Target::Zstd if data.starts_with(b"\x28\xb5\x2f\xfd") => b"",
         Target::Zstd => b"\x28\xb5\x2f\xfd",
+        #[cfg(feature = "columnar")]
+        Target::Parquet if data.starts_with(b"PAR1") => b"",
+        #[cfg(feature = "columnar")]
+        Target::Parquet => return [b"PAR1", data, b"PAR1"].concat(),
+        #[cfg(feature = "columnar")]
+        Target::Arrow if data.starts_with(b"ARROW1") || data.starts_with(b"\xff\xff\xff\xff") => {
+            b""
+        }
+        #[cfg(feature = "columnar")]
+        Target::Arrow => return [b"ARROW1\0\0", data, b"ARROW1"].concat(),
     };
     let mut v = prefix.to_vec();
     v.extend_from_slice(data);
@@ -109,6 +129,10 @@ pub fn check(target: Target, data: &[u8]) {
         Target::Npz => "fuzz.npz",
         Target::Gzip => "fuzz.csv.gz",
         Target::Zstd => "fuzz.csv.zst",
+        #[cfg(feature = "columnar")]
+        Target::Parquet => "fuzz.parquet",
+        #[cfg(feature = "columnar")]
+        Target::Arrow => "fuzz.arrow",
     };
     let whole = format!("{:?}", parse_bytes_any(name, &bytes, &options()));
     if wrapped(target, data) {

@@ -27,18 +27,22 @@ fn files(t: &str) -> Vec<Vec<u8>> {
     v
 }
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: &[(&str, Target)] = &[
     ("csv", Target::Csv),
     ("json", Target::Json),
     ("npy", Target::Npy),
     ("npz", Target::Npz),
     ("gzip", Target::Gzip),
     ("zstd", Target::Zstd),
+    #[cfg(feature = "columnar")]
+    ("parquet", Target::Parquet),
+    #[cfg(feature = "columnar")]
+    ("arrow", Target::Arrow),
 ];
 
 #[test]
 fn replay_seeds_and_corpus() {
-    for (name, t) in TARGETS {
+    for &(name, t) in TARGETS {
         let inputs = files(name);
         assert!(!inputs.is_empty(), "no seeds for {name}");
         for data in &inputs {
@@ -88,6 +92,10 @@ const INTERESTING: &[&[u8]] = &[
     b"PK\x01\x02",
     b"'shape': (",
     b"'descr': '<f8'",
+    b"PAR1",
+    b"ARROW1",
+    b"\xff\xff\xff\xff",
+    b"\x15\x00",
 ];
 
 fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
@@ -138,7 +146,7 @@ fn randomized_mutations() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1500);
     let mut rng = Rng(0x5eed);
-    for (name, t) in TARGETS {
+    for &(name, t) in TARGETS {
         let seeds: Vec<Vec<u8>> = files(name)
             .into_iter()
             .filter(|s| s.len() <= 64 * 1024)

@@ -18,7 +18,28 @@ pub fn column_names(path: &Path) -> Option<Vec<String>> {
     let mut head = [0u8; 8];
     let mut f = std::fs::File::open(path).ok()?;
     let n = std::io::Read::read(&mut f, &mut head).ok()?;
-    let schema = match Container::of(&head[..n])? {
+    let container = Container::of(&head[..n])?;
+    // a damaged footer can make the readers panic: no names, then
+    let schema = super::guard::guarded(|| schema_of(path, f, container))
+        .ok()
+        .flatten()?;
+    let mut names = Vec::new();
+    for (i, field) in schema.fields().iter().enumerate() {
+        let mut leaves = Vec::new();
+        super::leaves::flatten(field, String::new(), vec![i], &mut leaves);
+        names.extend(leaves.into_iter().map(|l| l.name));
+    }
+    Some(names)
+}
+
+/// The schema in the footer (or the stream's first message) of the file at `path`,
+/// open as `f`.
+fn schema_of(
+    path: &Path,
+    f: std::fs::File,
+    container: Container,
+) -> Option<arrow_schema::SchemaRef> {
+    Some(match container {
         Container::Parquet => {
             let meta =
                 parquet::arrow::arrow_reader::ArrowReaderMetadata::load(&f, Default::default())
@@ -34,14 +55,7 @@ pub fn column_names(path: &Path) -> Option<Vec<String>> {
                 .ok()?
                 .schema()
         }
-    };
-    let mut names = Vec::new();
-    for (i, field) in schema.fields().iter().enumerate() {
-        let mut leaves = Vec::new();
-        super::leaves::flatten(field, String::new(), vec![i], &mut leaves);
-        names.extend(leaves.into_iter().map(|l| l.name));
-    }
-    Some(names)
+    })
 }
 
 /// A flat Parquet or Arrow IPC table held in memory as CSV text: a header row of
