@@ -56,17 +56,10 @@ impl Method {
 
     /// Every method: [`Method::ALL`], then [`Method::MULTICLASS`] (the ledger's and
     /// the comparison's order when a section holds them).
-    pub const EVERY: [Method; 9] = [
-        Method::Temperature,
-        Method::Platt,
-        Method::Isotonic,
-        Method::Beta,
-        Method::Histogram,
-        Method::VennAbers,
-        Method::Vector,
-        Method::Matrix,
-        Method::Dirichlet,
-    ];
+    pub const EVERY: [Method; 9] = {
+        let (a, m) = (Method::ALL, Method::MULTICLASS);
+        [a[0], a[1], a[2], a[3], a[4], a[5], m[0], m[1], m[2]]
+    };
 
     /// The methods that read a probability (calibscope-core's `prob_maps`).
     pub const PROB_MAPS: [Method; 3] = [Method::Beta, Method::Histogram, Method::VennAbers];
