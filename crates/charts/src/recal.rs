@@ -121,7 +121,7 @@ pub fn fitted_map_sized(
     if !scatter.is_empty() {
         items.push(Item {
             swatch: Swatch::Dot("cs-scatter", POINT),
-            label: "calibration samples",
+            label: "evaluation rows",
         });
         items.push(Item {
             swatch: Swatch::Line("cs-diagonal", RGBColor(0, 0, 0), true),

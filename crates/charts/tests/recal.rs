@@ -73,7 +73,7 @@ fn fitted_maps_draw_each_class_in_its_palette_colour() {
         scatter.len() + 1,
         "a dot per point, one in the legend"
     );
-    assert!(svg.contains(">calibration samples</text>") && svg.contains(">no change</text>"));
+    assert!(svg.contains(">evaluation rows</text>") && svg.contains(">no change</text>"));
     assert!(svg.to_lowercase().contains(&hex(POINT).to_lowercase()));
     assert!(svg.contains("recalibrated probability") && svg.contains("probability"));
 }

@@ -167,10 +167,7 @@ fn the_objective_does_not_depend_on_the_thread_count() {
         let (c1, g1) = one.evaluate(&p);
         let (c3, g3) = three.evaluate(&p);
         assert_eq!(c1.to_bits(), c3.to_bits(), "{kind:?}");
-        assert!(
-            g1.iter().zip(&g3).all(|(a, b)| a.to_bits() == b.to_bits()),
-            "{kind:?}"
-        );
+        assert!(same_bits(&g1, &g3), "{kind:?}");
     }
 }
 
@@ -194,17 +191,7 @@ fn the_avx2_pass_gives_the_plain_pass_s_bits() {
             b: &b,
         };
         let (a, p) = (pass.run(&x, &y), pass.run_plain(&x, &y));
-        assert_eq!(a.nll.to_bits(), p.nll.to_bits(), "{kind:?}");
-        assert!(a
-            .gw
-            .iter()
-            .zip(&p.gw)
-            .all(|(u, v)| u.to_bits() == v.to_bits()));
-        assert!(a
-            .gb
-            .iter()
-            .zip(&p.gb)
-            .all(|(u, v)| u.to_bits() == v.to_bits()));
+        assert_same_bits(&a, &p, &format!("{kind:?}"));
     }
 }
 
@@ -235,21 +222,19 @@ fn the_blocked_pass_gives_the_row_by_row_bits() {
                 gb: vec![0.0; k],
             };
             pass.rows(&x, &y, &mut rows);
-            assert_eq!(
-                blocked.nll.to_bits(),
-                rows.nll.to_bits(),
-                "{kind:?} n = {n}"
-            );
-            assert!(blocked
-                .gw
-                .iter()
-                .zip(&rows.gw)
-                .all(|(u, v)| u.to_bits() == v.to_bits()));
-            assert!(blocked
-                .gb
-                .iter()
-                .zip(&rows.gb)
-                .all(|(u, v)| u.to_bits() == v.to_bits()));
+            assert_same_bits(&blocked, &rows, &format!("{kind:?} n = {n}"));
         }
     }
+}
+
+/// Whether two slices hold the same floats, bit for bit.
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits())
+}
+
+/// Two partial sums of the row pass are the same, bit for bit.
+fn assert_same_bits(a: &Partial, b: &Partial, what: &str) {
+    assert_eq!(a.nll.to_bits(), b.nll.to_bits(), "nll, {what}");
+    assert!(same_bits(&a.gw, &b.gw), "weight gradient, {what}");
+    assert!(same_bits(&a.gb, &b.gb), "bias gradient, {what}");
 }
