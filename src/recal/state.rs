@@ -219,6 +219,8 @@ pub struct Settings {
     pub m: RwSignal<usize>,
     /// The method of the AFTER diagram.
     pub after: RwSignal<Method>,
+    /// Whether vector, matrix and Dirichlet scaling are asked for.
+    pub multiclass: RwSignal<bool>,
 }
 
 /// The view's state (created once, with the page, and kept while other views are
@@ -372,6 +374,7 @@ impl RecalState {
             binning: self.binning,
             m: self.m,
             after: self.after,
+            multiclass: self.multiclass_wanted,
         }
     }
 

@@ -27,7 +27,7 @@ use calibscope_audit::{FlipsSettings, Method};
 use calibscope_core::binning::Binning;
 use calibscope_share::{
     decode_lenient, embed, encode, BinningId, DataSource, EmbeddedFile, FileRef, MethodId, Theme,
-    ViewId, ViewState, MAX_EMBEDDED_COMPRESSED,
+    ViewId, ViewState, MAX_EMBEDDED_COMPRESSED, RECAL_MULTICLASS,
 };
 use examples::DEFAULT_EXAMPLE;
 use leptos::prelude::*;
@@ -43,6 +43,8 @@ use crate::recal::state as recal;
 
 /// How long the URL waits for the controls to settle.
 const DEBOUNCE_MS: u64 = 300;
+/// The fragment of the start page without the bundled example.
+const EMPTY_START: &str = "#empty";
 /// Files above this size are never offered for embedding (they would not fit).
 const EMBED_READ_MAX: f64 = 4.0 * MAX_EMBEDDED_COMPRESSED as f64 * 8.0;
 
@@ -200,10 +202,16 @@ impl Request for RecordOf {
 /// switch (kept with the labs' controls, under its element id: no new link version).
 const TEMPERATURE_FIRST: &str = "flips-temperature-first";
 
-/// The labs' controls with the flips switch when it is on.
-fn with_switch(mut lab: BTreeMap<String, Value>, on: bool) -> BTreeMap<String, Value> {
-    if on {
-        lab.insert(TEMPERATURE_FIRST.into(), Value::Bool(true));
+/// The labs' controls with the other views' switches that are on (the flips
+/// view's "temperature-scale first", the Recalibrate view's multiclass maps).
+fn with_switches(
+    mut lab: BTreeMap<String, Value>,
+    switches: [(&str, bool); 2],
+) -> BTreeMap<String, Value> {
+    for (key, on) in switches {
+        if on {
+            lab.insert(key.into(), Value::Bool(true));
+        }
     }
     lab
 }
@@ -241,19 +249,26 @@ impl Share {
             opening,
         };
         provide_context(sh);
-        let link = Memo::new(move |_| encode(&sh.current()));
+        let state = Memo::new(move |_| sh.current());
+        let link = Memo::new(move |_| state.with(encode));
         provide_context(Link(link));
         opening.on_opened(move |inputs| sh.opened(inputs));
         let open_default = sh.read_link();
         // the URL follows the controls, once they settle
         Effect::new(move |_| {
             let fragment = link.get();
+            // an empty start page stays one when reloaded
+            let empty = state.with(|s| s.data == DataSource::None);
             if let Some(old) = sh.timer.try_update_value(|t| t.take()).flatten() {
                 old.clear();
             }
             let handle = set_timeout_with_handle(
                 move || {
-                    let url = format!("#{fragment}");
+                    let url = if empty {
+                        EMPTY_START.to_string()
+                    } else {
+                        format!("#{fragment}")
+                    };
                     if let Ok(h) = window().history() {
                         let _ =
                             h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
@@ -320,7 +335,13 @@ impl Share {
             split_seed: r.seed.get(),
             cal_fraction: r.fraction.get(),
             method: method_id(r.after.get()),
-            lab: with_switch(self.lab.get(), fl.temperature_first.get()),
+            lab: with_switches(
+                self.lab.get(),
+                [
+                    (TEMPERATURE_FIRST, fl.temperature_first.get()),
+                    (RECAL_MULTICLASS, r.multiclass.get()),
+                ],
+            ),
             theme: self.theme.get(),
             data,
             mapping: if store.example.get() {
@@ -386,6 +407,9 @@ impl Share {
         let mut lab = s.lab.clone();
         fl.temperature_first
             .set(lab.remove(TEMPERATURE_FIRST) == Some(Value::Bool(true)));
+        if lab.remove(RECAL_MULTICLASS) == Some(Value::Bool(true)) {
+            r.multiclass.set(true);
+        }
         self.lab.set(lab);
     }
 
@@ -413,6 +437,12 @@ impl Share {
     /// Applies the page's fragment; returns whether to open the default example.
     fn read_link(self) -> bool {
         let hash = window().location().hash().unwrap_or_default();
+        // `#empty`: the start page without the bundled example (a bookmark for
+        // people who bring their own files, and for scripts that drop them)
+        if hash == EMPTY_START {
+            self.store.example.set(false);
+            return false;
+        }
         // anchors (#flips, #overview) are not links
         if !hash.contains('=') {
             return true;

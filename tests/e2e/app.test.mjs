@@ -18,6 +18,9 @@ function withApp(fn, opts) {
   return withAppOf(browser, fn, opts, (app) => allRequests.push(...app.requests));
 }
 
+/** A test that reads the bundled example. */
+const withExample = (fn) => withApp(fn, { example: true });
+
 function assertCompared(result, minimum, label) {
   assert.deepEqual(result.failures, [], `${label}: displayed values differ from the fixture`);
   assert.ok(result.compared >= minimum, `${label}: only ${result.compared} values compared`);
@@ -48,6 +51,28 @@ test('opens on the bundled example: ten models with their metrics and a diagram'
     assert.match(await page.locator('#drop-target').innerText(), /Drop your predictions here/);
     assert.deepEqual(errors, []);
     await shot(page, '01-example-overview');
+  }, { example: true });
+});
+
+test('#empty opens the page without the example; reloaded it stays empty, and a drop fills it', async () => {
+  await withApp(async ({ page, errors }) => {
+    const empty = async () => {
+      assert.equal(await page.locator('[data-metric]').count(), 0, 'no number is shown');
+      assert.equal(await page.locator('.example-note').count(), 0);
+      assert.match(await page.locator('#drop-target').innerText(), /Drop your predictions here/);
+    };
+    await empty();
+    // the address follows the controls 300 ms after they settle: it keeps `#empty`
+    await page.waitForTimeout(1000);
+    assert.equal(await page.evaluate(() => location.hash), '#empty');
+    await page.reload();
+    await page.waitForFunction(() => typeof window.calibscopeIdle === 'function');
+    await idle(page);
+    await empty();
+    await dropFiles(page, ['real/breast_cancer_rf_p.csv']);
+    assert.equal(await valueOf(page, 'input.n'), String(expected('real/breast_cancer_rf_p.expected.json').input.n));
+    await page.waitForFunction(() => location.hash.startsWith('#a1='));
+    assert.deepEqual(errors, []);
   });
 });
 
@@ -184,7 +209,7 @@ test('the reading selector shows a class reading and the positive reading', asyn
 });
 
 test('the chart reads out a bin on keyboard focus', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await page.locator('#chart').focus();
     await page.keyboard.press('ArrowRight');
     await idle(page);
@@ -293,7 +318,7 @@ test('a large file shows a progress bar and can be cancelled; a new drop replace
 });
 
 test('a worker crash is reported and the worker can be restarted', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await page.evaluate(() => window.calibscopeDebugPanic());
     await page.locator('#restart-worker').waitFor({ timeout: 10000 });
     assert.match(await page.locator('.banner.crashed').innerText(), /crashed/i);
@@ -306,7 +331,7 @@ test('a worker crash is reported and the worker can be restarted', async () => {
 });
 
 test('every metric explains itself on focus; undefined values say why', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     const tip = page.locator('table.metrics thead .tip').first();
     await tip.focus();
     assert.ok(await page.locator('table.metrics thead .tip:focus .tiptext').isVisible());

@@ -82,7 +82,7 @@ async function checkOverview(page) {
 }
 
 test('the badges of the bundled example, at start and after dropping it', async () => {
-  const app = await openApp(browser);
+  const app = await openApp(browser, { example: true });
   try {
     const { page } = app;
     await checkOverview(page);

@@ -23,6 +23,9 @@ function withApp(fn, opts) {
   }, opts);
 }
 
+/** A test that reads the bundled example. */
+const withExample = (fn) => withApp(fn, { example: true });
+
 async function openFlips(page) {
   await page.click('#tab-flips');
   await idle(page);
@@ -129,7 +132,7 @@ for (const name of ['digits_zoo_probs', 'digits_mlp_trajectory_logits']) {
 }
 
 test('exports: ranking and matrices as CSV, the chart as SVG and PNG', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await openFlips(page);
     const download = async (id) => {
       const [d] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
@@ -204,7 +207,7 @@ test('top-label input: the classwise metrics say they cannot be computed; two mo
 });
 
 test('keyboard: the view tab, the metric, the slider and the pin work without a mouse', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     // the tab order: Audit, Slices, Ranking flips
     await page.locator('#tab-audit').focus();
     await page.keyboard.press('ArrowRight');
@@ -236,7 +239,7 @@ test('keyboard: the view tab, the metric, the slider and the pin work without a 
 });
 
 test('a link to #why-flips opens the view at the explanation; the Spearman-vs-error chart follows the metric', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await page.evaluate(() => { window.location.hash = '#why-flips'; });
     await idle(page);
     assert.equal(await page.getAttribute('#tab-flips', 'aria-selected'), 'true');

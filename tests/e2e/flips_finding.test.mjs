@@ -23,13 +23,15 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-function withApp(fn) {
+function withApp(fn, opts) {
   return withAppOf(browser, async (app) => {
     await fn(app);
     assert.deepEqual(foreignRequests(app.requests), [], 'no request leaves the origin');
     assert.deepEqual(app.errors, []);
-  });
+  }, opts);
 }
+/** A test that reads the bundled example. */
+const withExample = (fn) => withApp(fn, { example: true });
 
 /** The three .npz files of a zoo; fails loudly when shared/real-world lacks them. */
 function zoo(prefix) {
@@ -120,7 +122,7 @@ async function bothWays(page, label, models) {
 }
 
 test('the bundled example: the text counts what the tables show, both ways', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await openFlips(page);
     const { plain } = await bothWays(page, 'example', 10);
     // the numbers, from the table (equal-mass, m = 5 against 450)

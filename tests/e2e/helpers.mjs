@@ -29,8 +29,10 @@ export async function launch() {
 }
 
 /** A fresh page on the app (or on `url`, e.g. a link), with every request and page
- * error recorded. */
-export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light', url = baseUrl + '/' } = {}) {
+ * error recorded. Without `url` the page starts empty (`#empty`: the tests that drop
+ * their own files do not wait for the bundled example's audit), or on the bundled
+ * example with `example: true`. */
+export async function openApp(browser, { viewport = { width: 1280, height: 1600 }, colorScheme = 'light', example = false, url = baseUrl + (example ? '/' : '/#empty') } = {}) {
   const context = await browser.newContext({ viewport, colorScheme, permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   const requests = [];
@@ -113,12 +115,12 @@ export async function computedNumbers(page) {
 
 /** Runs `fn(page)` on a fresh page of the app, then checks that the page logged no
  * error and asked nothing of another origin. */
-export async function withCleanPage(browser, fn) {
+export async function withCleanPage(browser, fn, opts) {
   await withApp(browser, async ({ page, requests, errors }) => {
     await fn(page);
     assert.deepEqual(errors ?? [], []);
     assert.deepEqual(foreignRequests(requests), []);
-  });
+  }, opts);
 }
 
 export async function valueOf(page, metric) {

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, withApp, idle, dropPaths, fixtures, VIEWS } from './helpers.mjs';
 
+/** A test that reads the bundled example. */
+const withExample = (b, fn, opts = {}) => withApp(b, fn, { ...opts, example: true });
+
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
@@ -17,7 +20,7 @@ async function show(page, view) {
 }
 
 test('sharing, records and exports are in the Share & export view only, about the view shown before', async () => {
-  await withApp(browser, async ({ page }) => {
+  await withExample(browser, async ({ page }) => {
     for (const v of VIEWS.filter((v) => v !== 'share')) {
       await show(page, v);
       for (const id of ['share', 'copy-link', 'records', 'download-record', 'verify-drop', 'exports', 'download-zip']) {
@@ -52,7 +55,7 @@ test('sharing, records and exports are in the Share & export view only, about th
 
 for (const colorScheme of ['light', 'dark']) {
   test(`no view scrolls sideways at 390 px (${colorScheme})`, async () => {
-    await withApp(browser, async ({ page }) => {
+    await withExample(browser, async ({ page }) => {
       const wide = [];
       for (const v of VIEWS) {
         await show(page, v);
@@ -103,7 +106,7 @@ test('a column header\'s help is shown whole, not cut off by the table\'s scroll
 const JARGON = /METRICS\.md|§|\bsource 00\d|\bseed 00\d|SplitMix|Fisher[–-]Yates|calibscope-(audit|record|share)\/\d/gi;
 
 test('no view\'s text cites internal documents or implementation names', async () => {
-  await withApp(browser, async ({ page }) => {
+  await withExample(browser, async ({ page }) => {
     const found = [];
     for (const v of VIEWS) {
       await show(page, v);

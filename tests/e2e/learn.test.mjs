@@ -11,7 +11,7 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 async function withApp(fn, opts) {
-  const app = await openApp(browser, opts);
+  const app = await openApp(browser, { example: true, ...opts });
   try {
     await fn(app);
     assert.deepEqual(app.errors, [], 'no console errors');

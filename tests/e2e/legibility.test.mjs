@@ -199,7 +199,7 @@ for (const scheme of ['light', 'dark']) {
     });
 
     test(`${tag}: every learn step and both labs`, async () => {
-      const { page, context, errors } = await openApp(browser, opts);
+      const { page, context, errors } = await openApp(browser, { ...opts, example: true });
       try {
         await view(page, 'learn');
         const steps = await page.$$eval('ol.steps button', (b) => b.length);

@@ -26,6 +26,9 @@ async function withApp(fn, opts) {
   }
 }
 
+/** A test that reads the bundled example. */
+const withExample = (fn) => withApp(fn, { example: true });
+
 async function openRecalibrate(page, file) {
   await dropFiles(page, [file]);
   await page.click('#tab-recalibrate');
@@ -214,7 +217,7 @@ test('exact 0/1 probabilities: the fake-logit warning, and the values still equa
 });
 
 test('several models: one is recalibrated at a time, its paths prefixed by its name', async () => {
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     await page.click('#tab-recalibrate'); // the bundled example: ten models
     await idle(page);
     await page.waitForSelector('#recal-ledger');

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  launch, openApp, idle, dropFiles, valueOf, foreignRequests, fixtures, repo, shot, recalLedger,
+  launch, openApp, idle, dropFiles, valueOf, foreignRequests, fixtures, repo, shot, recalLedger, openShare,
 } from './helpers.mjs';
 
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
@@ -127,6 +127,29 @@ test('vector, matrix and Dirichlet scaling on request equal the CLI', async () =
     await idle(page);
     await sameAsCli(page, 1);
     assert.ok(await page.evaluate(() => window.sawProgress), 'a progress bar while fitting');
+    // the record and the HTML report of the view carry every method it shows, number
+    // for number (the record is computed again in the worker, from the same split)
+    const shown = {};
+    for (const m of ['beta', 'histogram', 'venn_abers', ...MAPS]) {
+      for (const key of KEYS) shown[`${m}.after.${key}`] = await valueOf(page, `recalibration.${m}.after.${key}`);
+    }
+    const back = await openShare(page);
+    const record = JSON.parse((await download(page, '#download-record')).text);
+    assert.deepEqual(record.options.recalibration.more_methods, ['beta', 'histogram', 'venn_abers', ...MAPS]);
+    assert.equal(record.options.recalibration.seed, 1);
+    const section = record.audits[0].recalibration;
+    for (const [where, value] of Object.entries(shown)) {
+      const [m, , key] = where.split('.');
+      assert.equal(section[m].after[key], Number(value), `the record's ${where}`);
+    }
+    assert.equal(section.comparison.sets.length, 10, 'the comparison of every set');
+    await page.click('#prepare-exports');
+    await idle(page);
+    const report = (await download(page, '[data-export$=".report.html"]')).text;
+    for (const title of ['after vector scaling', 'after matrix scaling', 'after Dirichlet', 'best by NLL']) {
+      assert.ok(report.includes(title), `the report shows ${title}`);
+    }
+    await back();
     // cancelled mid-way (another split), the maps are left out until asked again
     await page.fill('#recal-seed', '2');
     await page.press('#recal-seed', 'Enter');

@@ -27,8 +27,8 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
-async function withApp(fn) {
-  const app = await openApp(browser);
+async function withApp(fn, opts) {
+  const app = await openApp(browser, opts);
   try {
     await fn(app);
     assert.deepEqual(foreignRequests(app.requests), [], 'no request outside the origin');
@@ -37,6 +37,9 @@ async function withApp(fn) {
     await app.context.close();
   }
 }
+
+/** A test that reads the bundled example. */
+const withExample = (fn) => withApp(fn, { example: true });
 
 /** Drops files on the "Verify a record" target and waits for the answer. */
 async function dropToVerify(page, paths) {
@@ -55,7 +58,7 @@ test('a CLI record and a CLI HTML report verify all ✓ in the app', async () =>
   const record = path.join(dir, 'cli.record.json');
   const html = path.join(dir, 'cli.html');
   execFileSync(cli, ['audit', RF, '--record', record, '--html', html]);
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     for (const file of [record, html]) {
       const r = await dropToVerify(page, [file, RF]);
       assert.ok(r.compared > 150, `${file}: ${r.compared} values`);
@@ -80,7 +83,7 @@ test('a tampered value is flagged ✗ with both values', async () => {
   doc.audits[0].binning_free.accuracy = acc + 0.001;
   const tampered = path.join(dir, 'tampered.record.json');
   writeFileSync(tampered, JSON.stringify(doc, null, 2));
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     const r = await dropToVerify(page, [tampered, RF]);
     assert.equal(r.failed, 1, r.text);
     const row = page.locator('#verify-checks tr[data-path="audits.0.binning_free.accuracy"]');
@@ -180,7 +183,7 @@ test('a CLI multi-model record with its flips section verifies all ✓ in the ap
   execFileSync(cli, ['audit', ZOO, '--record', record, '--flips-metric', 'lince_cw', '--flips-binning', 'width', '--flips-m', '5', '--flips-ref', '100']);
   const rec = JSON.parse(readFileSync(record, 'utf8'));
   assert.equal(rec.tables.flips.settings.metric, 'lince_cw');
-  await withApp(async ({ page }) => {
+  await withExample(async ({ page }) => {
     const r = await dropToVerify(page, [record, ZOO]);
     assert.equal(r.failed, 0, r.text);
     assert.match(r.text, /calibscope-cli/);

@@ -52,7 +52,7 @@ async function verify(page, record, data) {
 }
 
 test('golden records verify in the app across contract versions', async () => {
-  const app = await openApp(browser);
+  const app = await openApp(browser, { example: true });
   const { page } = app;
   try {
     for (const name of NAMES) {

@@ -22,8 +22,8 @@ function write(name, text) {
   return p;
 }
 
-async function withPage(fn, { expectedErrors = /^$/ } = {}) {
-  const app = await openApp(browser);
+async function withPage(fn, { expectedErrors = /^$/, example = false } = {}) {
+  const app = await openApp(browser, { example });
   try {
     await fn(app);
     assert.deepEqual(app.errors.filter((e) => !expectedErrors.test(e)), [], 'no console error, no page error');
@@ -32,6 +32,9 @@ async function withPage(fn, { expectedErrors = /^$/ } = {}) {
     await app.context.close();
   }
 }
+
+/** A test that reads the bundled example. */
+const withExamplePage = (fn, opts = {}) => withPage(fn, { ...opts, example: true });
 
 async function errorCode(page) {
   const e = page.locator('#error');
@@ -73,7 +76,7 @@ async function assertNoNaN(page, label) {
 }
 
 test('size limits refuse a file or a data set before reading it, with the limit named', async () => {
-  await withPage(async ({ page }) => {
+  await withExamplePage(async ({ page }) => {
     await setLimit(page, 'limit-file-mb', 0.001);
     await dropFiles(page, ['real/breast_cancer_rf_p.csv']);
     assert.equal(await errorCode(page), 'file_too_large');

@@ -35,7 +35,7 @@ for (const colorScheme of ['light', 'dark']) {
           const sum = bg.match(/\d+/g).slice(0, 3).map(Number).reduce((a, b) => a + b, 0);
           assert.ok(colorScheme === 'dark' ? sum < 200 : sum > 600, `${v}: background ${bg} in the ${colorScheme} theme`);
         }
-      }, { viewport, colorScheme });
+      }, { viewport, colorScheme, example: true });
     });
   }
 }

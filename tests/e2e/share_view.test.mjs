@@ -12,6 +12,9 @@ import {
   launch, withApp, idle, dropPaths, openShare, fixtures, artifacts, repo,
 } from './helpers.mjs';
 
+/** A test that reads the bundled example. */
+const withExample = (b, fn, opts = {}) => withApp(b, fn, { ...opts, example: true });
+
 const cli = process.env.CALIBSCOPE_CLI || path.join(repo, 'target/release/calibscope');
 const RF = path.join(fixtures, 'real/breast_cancer_rf_p.csv');
 const GNB = path.join(fixtures, 'real/breast_cancer_gnb_p.csv');
@@ -91,7 +94,7 @@ test('a record dropped without its data says which files it needs and how to giv
   const record = path.join(dir, 'rf.record.json');
   execFileSync(cli, ['audit', '--record', record, RF], { stdio: 'ignore' });
   const sha = execFileSync('sha256sum', [RF]).toString().slice(0, 8);
-  await withApp(browser, async ({ page, errors }) => {
+  await withExample(browser, async ({ page, errors }) => {
     await openShare(page);
     await dropPaths(page, [record], { target: '#verify-drop' });
     const status = await page.textContent('#verify-status');

@@ -19,6 +19,7 @@ mod parallel;
 pub mod ragged;
 mod recal_compare;
 mod recal_files;
+mod recal_more;
 mod recalibration;
 mod record;
 mod record_tables;
@@ -48,6 +49,7 @@ pub use recal_files::{
     cross_fit_json, evaluation_after, fitted_params_json, odir_search_json, recalibrate_rows,
     recalibrate_rows_with_intervals, recalibrated_csv, Method,
 };
+pub use recal_more::{comparison_of, comparison_settings, fit_more_methods, COMPARE_REPLICATES};
 pub use recalibration::{
     ledger_json, recalibration_json, recalibration_json_of, RecalibrationSettings,
 };

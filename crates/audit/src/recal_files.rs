@@ -7,7 +7,7 @@ use crate::num;
 use crate::RecalibrationSettings;
 use calibscope_core::reading::ProbView;
 use calibscope_core::recal::apply::{FitScores, Recalibration, Undefined};
-use calibscope_core::recal::prob_maps::{ProbFit, ProbOutcome};
+use calibscope_core::recal::prob_maps::{ProbFit, ProbMethod, ProbOutcome};
 use calibscope_core::{Kind, PredictionSet};
 use calibscope_io::Ids;
 use serde_json::{json, Value};
@@ -107,6 +107,20 @@ impl Method {
             _ => return None,
         };
         Some(r.as_ref())
+    }
+
+    /// The probability map of calibscope-core this method is (`None` for
+    /// temperature, Platt and isotonic).
+    pub fn prob_method(self) -> Option<ProbMethod> {
+        Some(match self {
+            Method::Beta => ProbMethod::Beta,
+            Method::Histogram => ProbMethod::Histogram,
+            Method::VennAbers => ProbMethod::VennAbers,
+            Method::Vector => ProbMethod::Vector,
+            Method::Matrix => ProbMethod::Matrix,
+            Method::Dirichlet => ProbMethod::Dirichlet,
+            _ => return None,
+        })
     }
 
     /// Parses [`Method::name`].

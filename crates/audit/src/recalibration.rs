@@ -2,7 +2,9 @@
 //! temperature (fit, trace, invariants), Platt and isotonic (METRICS.md §6), and the
 //! probability maps (beta, histogram binning, Venn–Abers) where they were fitted.
 
+use crate::recal_more::{comparison_of, fit_more_methods};
 use crate::tasks::{self, SplitAudit, Task};
+use crate::Method;
 use crate::{num, Sections};
 use calibscope_core::audit::{Audit, AuditSettings};
 use calibscope_core::binning::Binning;
@@ -32,6 +34,11 @@ pub struct RecalibrationSettings {
     /// data, not a choice: records do not hold it): temperature scaling only, Platt
     /// and isotonic undefined ([`Undefined::ClassPositions`]).
     pub class_positions_differ: bool,
+    /// The methods fitted beyond temperature scaling, Platt and isotonic (beta,
+    /// histogram binning, Venn–Abers, vector, matrix, Dirichlet; in
+    /// [`Method::EVERY`] order): with any of them the section also holds the
+    /// `comparison` of every set ([`crate::recal_more`]).
+    pub more_methods: Vec<Method>,
 }
 
 impl RecalibrationSettings {
@@ -58,6 +65,7 @@ impl Default for RecalibrationSettings {
             fraction: 0.5,
             platt_and_isotonic: true,
             class_positions_differ: false,
+            more_methods: Vec::new(),
         }
     }
 }
@@ -312,6 +320,8 @@ pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings)
         settings.mark_maps_left_out(&mut r);
         r
     };
+    let mut r = r;
+    fit_more_methods(set, settings, &mut r);
     section_json(set, settings, &r)
 }
 
@@ -417,6 +427,7 @@ pub(crate) fn audit_and_recalibration(
         Some(None) => {}
         None => recal.mark_maps_left_out(&mut r),
     }
+    fit_more_methods(set, recal, &mut r);
     let (platt, isotonic) = sections.join(
         || platt_section(&r.platt),
         || isotonic_section(&r.isotonic, kind),
@@ -520,8 +531,8 @@ fn assemble(
     o.insert("temperature".into(), temperature);
     o.insert("platt".into(), pieces.platt);
     o.insert("isotonic".into(), pieces.isotonic);
-    // the probability maps, where they were fitted (the web page's Recalibrate view;
-    // an audit fits the first three only)
+    // the probability maps, where they were fitted (the web page's Recalibrate
+    // view; an audit asked for them, `more_methods`)
     for (key, outcome) in [
         ("beta", &r.beta),
         ("histogram", &r.histogram),
@@ -538,6 +549,11 @@ fn assemble(
             Err(reason) => {
                 o.insert(key.into(), undefined(reason));
             }
+        }
+    }
+    if !settings.more_methods.is_empty() {
+        if let Some(c) = comparison_of(r) {
+            o.insert("comparison".into(), c);
         }
     }
     if r.exact_zero_one_probabilities {

@@ -7,12 +7,13 @@
 //! {"schema": "calibscope-record/1", "contract": 3,
 //!  "producer": {"name": "calibscope-cli", "version": "0.2.1", "build": "…"},
 //!  "inputs": [{"name": "preds.csv", "size": 1234, "sha256": "3fa2…"}],
-//!  "mapping": {…}, "options": {"m_values": [15], "recalibration": {"seed": 0, "fraction": 0.5}, "roc_max_n": 300},
+//!  "mapping": {…}, "options": {"m_values": [15], "recalibration": {"seed": 0, "fraction": 0.5,
+//!    "platt_and_isotonic": true, "more_methods": ["beta", …]}, "roc_max_n": 300},
 //!  "settings": {… the full view state …},
 //!  "audits": [{… calibscope-audit/1 …}], "tables": {"name": …}}
 //! ```
 
-use crate::{AuditOptions, RecalibrationSettings};
+use crate::{AuditOptions, Method, RecalibrationSettings};
 use calibscope_io::Options;
 use calibscope_share::{FileRef, MappingState, ViewState};
 use serde_json::{json, Map, Value};
@@ -54,7 +55,13 @@ pub struct Record {
 pub fn options_json(o: &AuditOptions) -> Value {
     json!({
         "m_values": o.m_values,
-        "recalibration": o.recalibration.as_ref().map(|r| json!({"seed": r.seed, "fraction": r.fraction, "platt_and_isotonic": r.platt_and_isotonic})),
+        "recalibration": o.recalibration.as_ref().map(|r| {
+            let mut v = json!({"seed": r.seed, "fraction": r.fraction, "platt_and_isotonic": r.platt_and_isotonic});
+            if !r.more_methods.is_empty() {
+                v["more_methods"] = r.more_methods.iter().map(|m| m.name()).collect();
+            }
+            v
+        }),
         "roc_max_n": o.roc_max_n,
     })
 }
@@ -80,6 +87,8 @@ fn options_of(v: &Value) -> Result<AuditOptions, String> {
             },
             // read from the data again when the record is verified
             class_positions_differ: false,
+            // absent in records written before the choice existed: none
+            more_methods: more_methods_of(&r["more_methods"])?,
         }),
     };
     let roc_max_n = v["roc_max_n"]
@@ -90,6 +99,34 @@ fn options_of(v: &Value) -> Result<AuditOptions, String> {
         recalibration,
         roc_max_n,
     })
+}
+
+/// The `options.recalibration.more_methods` of a record: names of methods beyond
+/// temperature, Platt and isotonic, each once (absent: none).
+fn more_methods_of(v: &Value) -> Result<Vec<Method>, String> {
+    let Some(names) = v.as_array() else {
+        return match v {
+            Value::Null => Ok(Vec::new()),
+            _ => Err("options.recalibration.more_methods must be a list of method names".into()),
+        };
+    };
+    let mut methods = Vec::new();
+    for name in names {
+        let method = name
+            .as_str()
+            .and_then(Method::from_name)
+            .filter(|m| m.prob_method().is_some())
+            .ok_or_else(|| {
+                format!(
+                    "options.recalibration.more_methods: {name} is not one of beta, histogram, venn_abers, vector, matrix, dirichlet"
+                )
+            })?;
+        if !methods.contains(&method) {
+            methods.push(method);
+        }
+    }
+    methods.sort_by_key(|m| Method::EVERY.iter().position(|e| e == m));
+    Ok(methods)
 }
 
 impl Record {

@@ -149,6 +149,43 @@ pub(crate) fn write_stdout(text: &str) -> Outcome {
         .map_err(|e| io_failure("writing standard output", e))
 }
 
+/// The methods `audit --methods` asks for (names as in `recalibrate --method`), and
+/// whether it asks for `all`; an unknown name is a usage error that lists the
+/// choices (before any file is read).
+fn asked_methods(names: &[String]) -> Result<(Vec<RecalMethod>, bool), Failure> {
+    let mut methods = Vec::new();
+    let mut all = false;
+    for name in names {
+        if name == "all" {
+            all = true;
+            continue;
+        }
+        let method = RecalMethod::from_name(&name.replace('-', "_"))
+            .filter(|m| m.prob_method().is_some())
+            .ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--methods: {name:?} is not one of beta, histogram, venn-abers, vector, matrix, dirichlet, all (temperature scaling, Platt and isotonic are always fitted)"
+                ))
+            })?;
+        methods.push(method);
+    }
+    Ok((methods, all))
+}
+
+/// The methods asked for, `all` being every one `k` classes allow, in the ledger's
+/// order.
+fn more_methods((asked, all): (Vec<RecalMethod>, bool), k: usize) -> Vec<RecalMethod> {
+    RecalMethod::EVERY
+        .into_iter()
+        .filter(|m| {
+            asked.contains(m)
+                || (all
+                    && (RecalMethod::PROB_MAPS.contains(m)
+                        || (k >= 3 && RecalMethod::MULTICLASS.contains(m))))
+        })
+        .collect()
+}
+
 pub fn audit(args: AuditArgs) -> Outcome {
     check_bins(&args.bins)?;
     if crate::bins_cmd::is_aggregate_file(&args.files) {
@@ -170,7 +207,13 @@ pub fn audit(args: AuditArgs) -> Outcome {
             "--record and --html fingerprint their input files; standard input cannot be fingerprinted, give a file".into(),
         ));
     }
+    let asked = asked_methods(&args.methods)?;
     let parsed = read(&args.files, &options);
+    let k = parsed
+        .as_ref()
+        .ok()
+        .and_then(|d| d.models.first())
+        .map_or(0, |(_, set)| set.k);
     let audit_options = AuditOptions {
         m_values: args.bins.clone(),
         recalibration: (!args.no_recalibration).then_some(RecalibrationSettings {
@@ -179,6 +222,7 @@ pub fn audit(args: AuditArgs) -> Outcome {
             platt_and_isotonic: !args.temperature_only,
             // read from the data by the audit (a ragged log's)
             class_positions_differ: false,
+            more_methods: more_methods(asked, k),
         }),
         roc_max_n: 300,
     };

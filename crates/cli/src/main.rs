@@ -137,6 +137,15 @@ struct AuditArgs {
     /// much faster on many classes.
     #[arg(long, conflicts_with = "no_recalibration")]
     temperature_only: bool,
+    /// Also fit these recalibration methods on the same split, beside temperature
+    /// scaling, Platt and isotonic: beta, histogram (its bin count by 5-fold
+    /// cross-fitting), venn-abers, vector, matrix, dirichlet (the last three need
+    /// three classes or more), or all (every one the data allows, as the page's
+    /// Recalibrate view). The section then also compares every method on the
+    /// evaluation split (best by NLL, ECE and risk, within noise or not).
+    #[arg(long, value_delimiter = ',', value_name = "METHODS",
+          conflicts_with_all = ["no_recalibration", "temperature_only"])]
+    methods: Vec<String>,
     /// Also write the calibscope-record/1 audit record (file fingerprints, settings,
     /// every number) to FILE; `calibscope verify` re-checks it.
     #[arg(long, value_name = "FILE")]

@@ -368,3 +368,92 @@ fn bad_flips_options_are_usage_errors() {
         assert!(!rec.exists(), "{extra:?} wrote a record");
     }
 }
+
+/// `audit --methods`: the methods asked for are fitted on the same split, compared,
+/// written in the record and its HTML report, and verified; `all` is every method
+/// the data allows; a multiclass map of binary data says why it is undefined.
+#[test]
+fn more_methods_are_recorded_reported_and_verified() {
+    let dir = tmp("more-methods");
+    let digits = shared().join("fixtures/real/digits_logreg_C1_logits.csv");
+    let (rec, html) = (dir.join("r.json"), dir.join("r.html"));
+    let out = calibscope(&[
+        "audit",
+        "--methods",
+        "all",
+        "--record",
+        rec.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        digits.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let every = [
+        "beta",
+        "histogram",
+        "venn_abers",
+        "vector",
+        "matrix",
+        "dirichlet",
+    ];
+    assert_eq!(
+        record["options"]["recalibration"]["more_methods"],
+        serde_json::json!(every)
+    );
+    let section = &record["audits"][0]["recalibration"];
+    for m in every {
+        assert!(section[m]["after"]["nll"].is_number(), "{m}");
+    }
+    assert_eq!(section["comparison"]["sets"].as_array().unwrap().len(), 10);
+    assert!(section["dirichlet"]["odir_search"].is_object());
+    let report = std::fs::read_to_string(&html).unwrap();
+    for title in ["after Venn–Abers", "after Dirichlet", "best by NLL"] {
+        assert!(report.contains(title), "the report shows {title}");
+    }
+    let ok = calibscope(&["verify", rec.to_str().unwrap(), digits.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    assert!(!text(&ok).contains('✗'));
+
+    // binary data: `all` is the three probability maps; a multiclass map asked by
+    // name is undefined, with the reason
+    let binary = shared().join("fixtures/real/breast_cancer_logreg_logit.csv");
+    let run = |methods: &str| -> Value {
+        let out = calibscope(&[
+            "audit",
+            "--json",
+            "--methods",
+            methods,
+            binary.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let all = run("all");
+    let section = &all["recalibration"];
+    assert!(section["venn_abers"]["after"]["nll"].is_number());
+    assert!(section.get("vector").is_none());
+    assert_eq!(section["comparison"]["sets"].as_array().unwrap().len(), 7);
+    let asked = run("beta,dirichlet");
+    assert!(asked["recalibration"]["dirichlet"]["undefined"]
+        .as_str()
+        .unwrap()
+        .contains("three classes or more"));
+    assert!(asked["recalibration"].get("histogram").is_none());
+    let conflict = calibscope(&[
+        "audit",
+        "--methods",
+        "beta",
+        "--temperature-only",
+        binary.to_str().unwrap(),
+    ]);
+    assert_eq!(conflict.status.code(), Some(2), "{}", text(&conflict));
+    let unknown = calibscope(&[
+        "audit",
+        "--methods",
+        "beta,platypus",
+        binary.to_str().unwrap(),
+    ]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(text(&unknown).contains("\"platypus\" is not one of beta, histogram, venn-abers"));
+}

@@ -4,21 +4,20 @@
 //! curve, probability checks, fitted maps), the before/after reliability tables at
 //! the slider's bins, and the two files (shared with `calibscope recalibrate`).
 
-use calibscope_audit::comparison_json;
+use calibscope_audit::comparison_of;
 use calibscope_audit::ledger::{Ledger, LedgerCell, LedgerLine};
 use calibscope_audit::{
     evaluation_after, fitted_params_json, recalibrate_rows_with_intervals, recalibrated_csv,
     recalibration_json_of, Method, RecalibrationSettings,
 };
 use calibscope_core::binning::Binning;
-use calibscope_core::bootstrap::BootstrapSettings;
 use calibscope_core::reading::{self, ProbView};
 use calibscope_core::recal::apply::{
     fit_isotonic_on, fit_platt_on, mark_platt_isotonic, recalibrate_temperature_clocked, FitScores,
     Recalibration, Undefined,
 };
 use calibscope_core::recal::checks::prob_checks;
-use calibscope_core::recal::prob_maps::{fit_prob_map, Bins, ProbMethod, DEFAULT_FOLDS};
+use calibscope_core::recal::prob_maps::{fit_prob_map, Bins, DEFAULT_FOLDS};
 use calibscope_core::recal::{BinaryNll, MulticlassNll, TemperatureObjective};
 use calibscope_core::reliability::{IntervalCache, DEFAULT_ALPHA};
 use calibscope_core::{Kind, PredictionSet, Scores, Source, Values};
@@ -197,13 +196,6 @@ pub fn tau_curve(scores: &FitScores, labels: &[u32], calibration: &[usize]) -> V
     taus.into_iter().zip(out).map(|(t, v)| [t, v]).collect()
 }
 
-/// Replicates of the view's comparison (the paired bootstrap on the evaluation
-/// rows, seed 0): at most [`COMPARE_REPLICATES`], fewer on large splits so that the
-/// work stays near [`COMPARE_BUDGET`] row visits (never below 50).
-pub const COMPARE_REPLICATES: usize = 200;
-/// Row visits of the comparison's bootstrap (replicates × rows × readings).
-const COMPARE_BUDGET: usize = 100_000_000;
-
 /// Platt, isotonic and the probability maps fitted on `run`'s calibration split,
 /// each timed into `ms` (histogram binning's bin count by 5-fold cross-fitting).
 fn fit_maps_timed(set: &PredictionSet, run: &mut Recalibration, ms: &mut PerMethod<f64>) {
@@ -229,11 +221,8 @@ fn fit_maps_timed(set: &PredictionSet, run: &mut Recalibration, ms: &mut PerMeth
     let cross_fit = Bins::CrossFit {
         folds: DEFAULT_FOLDS,
     };
-    for (method, kind) in [
-        (Method::Beta, ProbMethod::Beta),
-        (Method::Histogram, ProbMethod::Histogram),
-        (Method::VennAbers, ProbMethod::VennAbers),
-    ] {
+    for method in Method::PROB_MAPS {
+        let kind = method.prob_method().expect("a probability map");
         let t =
             timed(&mut || *run.prob_map_mut(kind) = fit_prob_map(set, &run.split, kind, cross_fit));
         if let Some(t) = t {
@@ -244,7 +233,7 @@ fn fit_maps_timed(set: &PredictionSet, run: &mut Recalibration, ms: &mut PerMeth
 
 /// The second part's fits ([`fit_maps_timed`]; for a ragged log none: every map
 /// but temperature scaling is [`Undefined::ClassPositions`]) and the comparison of
-/// every set ([`calibscope_audit::comparison_json`]).
+/// every set ([`calibscope_audit::comparison_of`]).
 fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
     let run = &mut state.run;
     let mut ms = PerMethod::default();
@@ -257,32 +246,11 @@ fn fit_rest(set: &PredictionSet, state: &mut RecalState) {
     } else {
         fit_maps_timed(set, run, &mut ms);
     }
-    state.comparison = compare(run);
+    state.comparison = comparison_of(run);
     if let Some(t) = state.timing.fit_ms {
         ms.set(Method::Temperature, t);
     }
     state.fit_ms = ms;
-}
-
-/// The section's `comparison` of every set `run` holds
-/// ([`calibscope_audit::comparison_json`]): [`COMPARE_REPLICATES`] replicates, fewer
-/// on large splits (the work near [`COMPARE_BUDGET`], four readings per set: the
-/// six maps every fit has, and the multiclass maps once fitted).
-fn compare(run: &Recalibration) -> Option<serde_json::Value> {
-    let n = run.before.n().max(1);
-    let multiclass = Method::MULTICLASS
-        .iter()
-        .filter(|&&m| evaluation_after(run, m).is_ok())
-        .count();
-    let sets = 1 + Method::ALL.len() + multiclass;
-    let replicates = (COMPARE_BUDGET / (n * 4 * sets)).clamp(50, COMPARE_REPLICATES);
-    let settings = BootstrapSettings {
-        replicates,
-        seed: 0,
-        alpha: DEFAULT_ALPHA,
-        threads: 1,
-    };
-    comparison_json(run, &settings)
 }
 
 /// The calibration and evaluation counts of each class.
@@ -357,6 +325,8 @@ impl Session {
             fraction,
             platt_and_isotonic: true,
             class_positions_differ: self.dataset.detection.ragged.is_some(),
+            // the view fits them in parts, and adds its comparison itself
+            more_methods: Vec::new(),
         };
         let start = clock();
         let now = CLOCK.with(|c| c.get());

@@ -5,7 +5,7 @@
 
 use calibscope_audit::{
     audit_document, groups::group_settings_of, record_json_of, record_tables_grouped, reverify,
-    AuditOptions, Check, FlipsSettings, Producer, RecalibrationSettings, Record, Status,
+    AuditOptions, Check, FlipsSettings, Method, Producer, RecalibrationSettings, Record, Status,
     RECORD_SCHEMA, REPORT_M,
 };
 use calibscope_io::{Dataset, Options, ParseErrors, Parsed};
@@ -25,14 +25,20 @@ pub fn producer(build: &str) -> Producer {
 }
 
 /// The options of the app's records: the report's bin count and the view's, the
-/// recalibration split of the view, ROC points as the CLI writes them.
-pub fn record_options(settings: &ViewState) -> Result<AuditOptions, String> {
+/// recalibration split of the view with every method its Recalibrate view fits
+/// (beta, histogram binning and Venn–Abers always; vector, matrix and Dirichlet
+/// scaling on `k` ≥ 3 classes when asked for), ROC points as the CLI writes them.
+pub fn record_options(settings: &ViewState, k: usize) -> Result<AuditOptions, String> {
     if !(settings.cal_fraction > 0.0 && settings.cal_fraction < 1.0) {
         return Err("the calibration fraction must lie strictly between 0 and 1".into());
     }
     let mut m_values = vec![REPORT_M, settings.m.max(1)];
     m_values.sort_unstable();
     m_values.dedup();
+    let mut more_methods = Method::PROB_MAPS.to_vec();
+    if k >= 3 && settings.recal_multiclass() {
+        more_methods.extend(Method::MULTICLASS);
+    }
     Ok(AuditOptions {
         m_values,
         recalibration: Some(RecalibrationSettings {
@@ -41,6 +47,7 @@ pub fn record_options(settings: &ViewState) -> Result<AuditOptions, String> {
             platt_and_isotonic: true,
             // read from the data by the audit (a ragged log's)
             class_positions_differ: false,
+            more_methods,
         }),
         roc_max_n: 300,
     })
@@ -69,7 +76,8 @@ impl Session {
         flips: Option<FlipsSettings>,
         build: &str,
     ) -> FromWorker {
-        let options = match record_options(&settings) {
+        let k = self.models.first().map_or(0, |m| m.set.k);
+        let options = match record_options(&settings, k) {
             Ok(o) => o,
             Err(e) => return worker_error(id, codes::BAD_PARAMETERS, e),
         };

@@ -24,6 +24,7 @@ mod state;
 
 pub use state::{
     BinningId, DataSource, EmbeddedFile, FileRef, MappingState, MethodId, Theme, ViewId, ViewState,
+    RECAL_MULTICLASS,
 };
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

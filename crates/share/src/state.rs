@@ -100,6 +100,18 @@ pub enum DataSource {
 /// one mapping type of calibscope, shared with the CLI's flags and the app's panel.
 pub use calibscope_io::MappingRequest as MappingState;
 
+/// The [`ViewState::lab`] key of the Recalibrate view's switch "fit vector, matrix
+/// and Dirichlet scaling" (`true` when asked for): a link fits them again, and a
+/// record of the view carries them.
+pub const RECAL_MULTICLASS: &str = "recal-multiclass";
+
+impl ViewState {
+    /// Whether the Recalibrate view's multiclass maps are asked for.
+    pub fn recal_multiclass(&self) -> bool {
+        self.lab.get(RECAL_MULTICLASS) == Some(&Value::Bool(true))
+    }
+}
+
 /// Everything that defines a view. `ViewState::default()` is the app's start.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -123,7 +135,9 @@ pub struct ViewState {
     /// Fraction of each class in the calibration split.
     pub cal_fraction: f64,
     pub method: MethodId,
-    /// Settings of the lab views (name → JSON value; new settings need no new version).
+    /// Settings of the lab views (name → JSON value; new settings need no new version),
+    /// and switches of other views kept here for the same reason
+    /// ([`RECAL_MULTICLASS`]).
     pub lab: BTreeMap<String, Value>,
     pub theme: Theme,
     pub data: DataSource,

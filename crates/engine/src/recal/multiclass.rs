@@ -4,12 +4,12 @@
 //! --method vector|matrix|dirichlet` runs), one L-BFGS fit per unit of work so that
 //! the worker can report progress and yield between fits.
 
-use super::{clock, compare, since, RecalState};
+use super::{clock, since, RecalState};
 use crate::proto::FromWorker;
 use crate::Session;
 use calibscope_audit::Method;
 use calibscope_core::recal::apply::{FitScores, Undefined};
-use calibscope_core::recal::prob_maps::{ProbMethod, DEFAULT_FOLDS};
+use calibscope_core::recal::prob_maps::DEFAULT_FOLDS;
 use calibscope_core::recal::scaling_map::ScalingSteps;
 
 /// The multiclass maps of one recalibration, fitted a unit at a time.
@@ -90,7 +90,12 @@ impl Session {
         let maps = Method::MULTICLASS
             .into_iter()
             .map(|m| {
-                let steps = ScalingSteps::new(set, &state.run.split, prob_method(m), DEFAULT_FOLDS);
+                let steps = ScalingSteps::new(
+                    set,
+                    &state.run.split,
+                    m.prob_method().expect("a multiclass map"),
+                    DEFAULT_FOLDS,
+                );
                 (m, steps)
             })
             .collect();
@@ -116,23 +121,16 @@ impl Session {
         let split = state.run.split.clone();
         for ((method, steps), ms) in job.maps.into_iter().zip(job.ms) {
             let outcome = steps.and_then(|s| s.finish(set, &split));
-            *state.run.prob_map_mut(prob_method(method)) = outcome;
+            *state
+                .run
+                .prob_map_mut(method.prob_method().expect("a multiclass map")) = outcome;
             if let Some(ms) = ms {
                 state.fit_ms.set(method, ms);
             }
         }
-        state.comparison = compare(&state.run);
+        state.comparison = calibscope_audit::comparison_of(&state.run);
         state.timing.multiclass_ms = since(job.start);
         self.recal_answer(id, state, scores, None)
-    }
-}
-
-/// The core's name of a multiclass map.
-fn prob_method(method: Method) -> ProbMethod {
-    match method {
-        Method::Vector => ProbMethod::Vector,
-        Method::Matrix => ProbMethod::Matrix,
-        _ => ProbMethod::Dirichlet,
     }
 }
 

@@ -51,7 +51,7 @@ fn multiclass_maps_on_request_equal_the_cli_s_fits() {
     let set = &s.models[0].set;
     let mut run = state.run.clone();
     for m in Method::MULTICLASS {
-        let kind = super::prob_method(m);
+        let kind = m.prob_method().expect("a multiclass map");
         let folds = Bins::CrossFit {
             folds: DEFAULT_FOLDS,
         };
@@ -120,4 +120,54 @@ fn refusals_and_cancellation() {
         s.recal_multiclass_finish(job),
         FromWorker::Cancelled { id: 10 }
     ));
+}
+
+/// The page's record carries every method its Recalibrate view shows, number for
+/// number: beta, histogram binning and Venn–Abers always, the multiclass maps when
+/// the view asked for them, and the comparison of all of them.
+#[test]
+fn the_record_carries_every_method_the_view_shows() {
+    use calibscope_share::{ViewState, RECAL_MULTICLASS};
+    let mut s = session(&shared().join("fixtures/real/digits_logreg_C1_logits.csv"));
+    let FromWorker::Recalibrated { section: six, .. } = full(&mut s) else {
+        panic!("the answer")
+    };
+    let record_section = |s: &Session, multiclass: bool| {
+        let mut settings = ViewState::default();
+        if multiclass {
+            settings
+                .lab
+                .insert(RECAL_MULTICLASS.into(), serde_json::Value::Bool(true));
+        }
+        let FromWorker::Record { record, .. } = s.record(1, settings, Vec::new(), None, "test")
+        else {
+            panic!("a record")
+        };
+        let record: serde_json::Value = serde_json::from_str(&record).unwrap();
+        record["audits"][0]["recalibration"].clone()
+    };
+    let same = |got: &serde_json::Value, want: &serde_json::Value, keys: &[&str]| {
+        for key in keys {
+            assert!(!want[key].is_null(), "{key} in the view");
+            assert_eq!(got[key], want[key], "{key}");
+        }
+    };
+    let six_keys: Vec<&str> = ["before", "comparison"]
+        .into_iter()
+        .chain(Method::ALL.iter().map(|m| m.name()))
+        .collect();
+    let recorded = record_section(&s, false);
+    same(&recorded, &six, &six_keys);
+    assert!(recorded.get("vector").is_none(), "not asked for");
+    let job = s.recal_multiclass_start(10, 9).expect("a 10-class fit");
+    let FromWorker::Recalibrated { section: every, .. } = s.recal_multiclass_finish(job) else {
+        panic!("the answer")
+    };
+    let recorded = record_section(&s, true);
+    same(&recorded, &every, &six_keys);
+    same(&recorded, &every, &["vector", "matrix", "dirichlet"]);
+    assert_eq!(
+        recorded["comparison"]["sets"].as_array().unwrap().len(),
+        1 + Method::EVERY.len()
+    );
 }
