@@ -18,7 +18,8 @@ use crate::client::Client;
 use crate::page::opening::Opening;
 use crate::page::store::Store;
 use crate::shared::download::{blob_bytes, download_png, download_text, png_blob, save_bytes};
-use crate::sharing::{RecordOf, Share};
+use crate::sharing::records::RecordOf;
+use crate::sharing::Share;
 
 /// Whether a dropped file may be a report or a record (rather than data).
 fn may_be_report(name: &str) -> bool {

@@ -22,7 +22,7 @@ pub mod zip;
 
 use std::collections::BTreeMap;
 
-use crate::proto::{FromWorker, MappingOverride, Reading, ToWorker};
+use crate::proto::{MappingOverride, Reading};
 use calibscope_audit::{FlipsSettings, Method};
 use calibscope_core::binning::Binning;
 use calibscope_share::{
@@ -35,7 +35,7 @@ use serde_json::Value;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
-use crate::client::{Client, Reply, Request};
+use crate::client::Client;
 use crate::flips::state::{parse_bins, FlipsState};
 use crate::page::opening::Opening;
 use crate::page::store::{Store, View};
@@ -167,34 +167,6 @@ fn method_id(m: Method) -> MethodId {
         Method::Vector => MethodId::Vector,
         Method::Matrix => MethodId::Matrix,
         Method::Dirichlet => MethodId::Dirichlet,
-    }
-}
-
-/// The request of the open data set's record (see [`Share::record_request`]).
-pub struct RecordOf {
-    settings: ViewState,
-    inputs: Vec<FileRef>,
-    flips: FlipsSettings,
-}
-
-impl Request for RecordOf {
-    /// The record's JSON text.
-    type Answer = String;
-
-    fn message(&self, id: u64) -> ToWorker {
-        ToWorker::Record {
-            id,
-            settings: self.settings.clone(),
-            inputs: self.inputs.clone(),
-            flips: Some(self.flips.clone()),
-        }
-    }
-
-    fn answer(&self, msg: FromWorker) -> Option<Reply<String>> {
-        match msg {
-            FromWorker::Record { record, .. } => Some(Reply::Done(record)),
-            _ => None,
-        }
     }
 }
 
@@ -368,8 +340,8 @@ impl Share {
 
     /// The request of the open data set's record: the page's state now, the opened
     /// files' fingerprints and the ranking-flips view's controls.
-    pub fn record_request(self) -> RecordOf {
-        RecordOf {
+    pub fn record_request(self) -> records::RecordOf {
+        records::RecordOf {
             settings: untrack(|| self.current()),
             inputs: self.store.inputs.get_untracked(),
             flips: self.flips_settings(),
