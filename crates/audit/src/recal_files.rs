@@ -49,9 +49,10 @@ impl Method {
         Method::VennAbers,
     ];
 
-    /// The multiclass maps fitted on request (`calibscope recalibrate --method`, the
-    /// page's "fit the multiclass maps" button): not in [`Method::ALL`], the six
-    /// every recalibration fits.
+    /// The multiclass maps fitted on request (`calibscope recalibrate --method`,
+    /// `audit --methods`, the page's "fit the multiclass maps" button): not in
+    /// [`Method::ALL`], the six the page's Recalibrate view always fits (an audit
+    /// fits the first three unless asked for more).
     pub const MULTICLASS: [Method; 3] = [Method::Vector, Method::Matrix, Method::Dirichlet];
 
     /// Every method: [`Method::ALL`], then [`Method::MULTICLASS`] (the ledger's and

@@ -84,10 +84,12 @@ fn footer(bytes: &[u8]) -> Option<arrow_ipc::Footer<'_>> {
 /// reader says why), an error when the metadata runs past the end of `bytes`.
 #[allow(clippy::type_complexity)]
 fn message_at(bytes: &[u8], at: usize) -> Result<Option<(Message<'_>, usize)>, String> {
-    let Some(head) = at.checked_add(8).and_then(|e| bytes.get(at..e)) else {
+    // as the reader reads it: four bytes, the marker then the length, or (the legacy
+    // layout) the length alone; so a stream's last 4–7 bytes are a length too
+    let Some(head) = at.checked_add(4).and_then(|e| bytes.get(at..e)) else {
         return Ok(None);
     };
-    let (len_at, fb_at) = if head[..4] == [0xff; 4] {
+    let (len_at, fb_at) = if head == [0xff; 4] {
         (at + 4, at + 8)
     } else {
         (at, at + 4)
