@@ -18,7 +18,7 @@ use crate::client::Client;
 use crate::page::opening::Opening;
 use crate::page::store::Store;
 use crate::shared::download::{blob_bytes, download_png, download_text, png_blob, save_bytes};
-use crate::sharing::records::RecordOf;
+use crate::sharing::record_request::RecordOf;
 use crate::sharing::Share;
 
 /// Whether a dropped file may be a report or a record (rather than data).

@@ -17,6 +17,7 @@
 pub mod examples;
 pub mod exports;
 pub mod panel;
+pub mod record_request;
 pub mod records;
 pub mod zip;
 
@@ -340,8 +341,8 @@ impl Share {
 
     /// The request of the open data set's record: the page's state now, the opened
     /// files' fingerprints and the ranking-flips view's controls.
-    pub fn record_request(self) -> records::RecordOf {
-        records::RecordOf {
+    pub fn record_request(self) -> record_request::RecordOf {
+        record_request::RecordOf {
             settings: untrack(|| self.current()),
             inputs: self.store.inputs.get_untracked(),
             flips: self.flips_settings(),

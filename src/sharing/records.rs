@@ -15,37 +15,8 @@ use crate::client::{Reply, Request};
 use crate::page::opening::files_of;
 use crate::page::store::Store;
 use crate::shared::download::download_text;
+use crate::sharing::record_request::RecordOf;
 use crate::sharing::Share;
-use calibscope_audit::FlipsSettings;
-use calibscope_share::{FileRef, ViewState};
-
-/// The request of the open data set's record (see [`Share::record_request`]).
-pub struct RecordOf {
-    pub(super) settings: ViewState,
-    pub(super) inputs: Vec<FileRef>,
-    pub(super) flips: FlipsSettings,
-}
-
-impl Request for RecordOf {
-    /// The record's JSON text.
-    type Answer = String;
-
-    fn message(&self, id: u64) -> ToWorker {
-        ToWorker::Record {
-            id,
-            settings: self.settings.clone(),
-            inputs: self.inputs.clone(),
-            flips: Some(self.flips.clone()),
-        }
-    }
-
-    fn answer(&self, msg: FromWorker) -> Option<Reply<String>> {
-        match msg {
-            FromWorker::Record { record, .. } => Some(Reply::Done(record)),
-            _ => None,
-        }
-    }
-}
 
 /// The outcome of a verification.
 #[derive(Clone, Debug, PartialEq)]
