@@ -124,6 +124,16 @@ impl Method {
         })
     }
 
+    /// Every method beyond temperature, Platt and isotonic that data of `k` classes
+    /// allows: [`Method::PROB_MAPS`], and [`Method::MULTICLASS`] for `k` ≥ 3.
+    pub fn more_for(k: usize) -> Vec<Method> {
+        let mut v = Method::PROB_MAPS.to_vec();
+        if k >= 3 {
+            v.extend(Method::MULTICLASS);
+        }
+        v
+    }
+
     /// Parses [`Method::name`].
     pub fn from_name(s: &str) -> Option<Method> {
         Method::EVERY.into_iter().find(|m| m.name() == s)

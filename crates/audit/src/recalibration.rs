@@ -313,14 +313,13 @@ fn isotonic_json(p: &MapOutcome<IsotonicFit>, kind: Kind) -> Value {
 
 /// The `recalibration` section of a (non-top-label) prediction set.
 pub fn recalibration_json(set: &PredictionSet, settings: &RecalibrationSettings) -> Value {
-    let r = if settings.fits_maps() {
+    let mut r = if settings.fits_maps() {
         recalibrate(set, settings.seed, settings.fraction)
     } else {
         let mut r = recalibrate_temperature(set, settings.seed, settings.fraction);
         settings.mark_maps_left_out(&mut r);
         r
     };
-    let mut r = r;
     fit_more_methods(set, settings, &mut r);
     section_json(set, settings, &r)
 }

@@ -177,12 +177,7 @@ fn asked_methods(names: &[String]) -> Result<(Vec<RecalMethod>, bool), Failure> 
 fn more_methods((asked, all): (Vec<RecalMethod>, bool), k: usize) -> Vec<RecalMethod> {
     RecalMethod::EVERY
         .into_iter()
-        .filter(|m| {
-            asked.contains(m)
-                || (all
-                    && (RecalMethod::PROB_MAPS.contains(m)
-                        || (k >= 3 && RecalMethod::MULTICLASS.contains(m))))
-        })
+        .filter(|m| asked.contains(m) || (all && RecalMethod::more_for(k).contains(m)))
         .collect()
 }
 

@@ -35,10 +35,11 @@ pub fn record_options(settings: &ViewState, k: usize) -> Result<AuditOptions, St
     let mut m_values = vec![REPORT_M, settings.m.max(1)];
     m_values.sort_unstable();
     m_values.dedup();
-    let mut more_methods = Method::PROB_MAPS.to_vec();
-    if k >= 3 && settings.recal_multiclass() {
-        more_methods.extend(Method::MULTICLASS);
-    }
+    let more_methods = if settings.recal_multiclass() {
+        Method::more_for(k)
+    } else {
+        Method::PROB_MAPS.to_vec()
+    };
     Ok(AuditOptions {
         m_values,
         recalibration: Some(RecalibrationSettings {
