@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::audit::explorer::{Explorer, Tables};
+use crate::audit::multilabel::MultilabelNote;
 use crate::audit::overview::Overview;
 use crate::audit::selective::Selective;
 use crate::audit::verdict::Verdicts;
@@ -97,7 +98,7 @@ fn App() -> impl IntoView {
                 View::Audit => view! {
                     <AggregateNote summary=store.summary/>
                     // on a wide screen the verdicts stand beside the diagram
-                    <div class="audit-lead"><div class="lead-side"><Verdicts/><Selective/></div><Explorer/></div>
+                    <div class="audit-lead"><div class="lead-side"><Verdicts/><MultilabelNote/><Selective/></div><Explorer/></div>
                     <Overview/>
                 }.into_any(),
                 View::Flips => aggregate::unavailable_view("Ranking flips", aggregate::NO_FLIPS)

@@ -5,6 +5,7 @@
 pub mod badges;
 pub mod binning_free;
 pub mod explorer;
+pub mod multilabel;
 pub mod overview;
 pub mod selective;
 pub mod table_rows;

@@ -197,6 +197,7 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
     let stated = RwSignal::new(m.verbalised.first().cloned().unwrap_or_default());
     let correct = RwSignal::new(m.verbalised.get(1).cloned().unwrap_or_default());
     let class_names = RwSignal::new(m.class_names.join(", "));
+    let multilabel = RwSignal::new(m.multilabel.join(", "));
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| AUTO.to_string());
     let model_col = RwSignal::new(optional(&m.model_column));
     let id_col = RwSignal::new(optional(&m.id_column));
@@ -236,6 +237,7 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
                 g => g,
             },
             verbalised,
+            multilabel: list(&multilabel.get_untracked()),
         };
         match request.to_mapping() {
             Err(message) => problem.set(Some(message)),
@@ -313,6 +315,12 @@ fn MappingForm(columns: Vec<String>, grouped_by: Vec<String>, open: bool) -> imp
                 {select("map-stated", "Verbalised: stated confidence", stated, &[("", "—")])}
                 {select("map-correct", "correctness", correct, &[("", "—")])}
                 <span class="hint">"verbalised confidence: the confidence a model stated (0.85, 85 or 85%; empty when it did not answer) and whether its answer was right (1/0, true/false)"</span>
+                <label>"Multilabel pairs "
+                    <input id="map-multilabel" type="text" size="28" placeholder="detect (e.g. has_cat:p_cat, has_dog:p_dog)"
+                        prop:value=move || multilabel.get() on:change=move |ev| multilabel.set(event_target_value(&ev))
+                        aria-describedby="map-multilabel-help"/>
+                </label>
+                <span class="hint" id="map-multilabel-help">"multilabel: each label's 0/1 column and its score column, joined by a colon; every (row, label) pair is then one prediction, and each label a group"</span>
                 <label>"Class names "
                     <input id="map-classes" type="text" size="24" placeholder="detect (e.g. cat, dog, bird)"
                         prop:value=move || class_names.get() on:change=move |ev| class_names.set(event_target_value(&ev))/>

@@ -27,33 +27,32 @@ const data = (name) => `crates/io/tests/data/lm_eval/${name}`;
 const withPage = (fn) => withCleanPage(browser, fn);
 
 /** Ticks or unticks the grouping box of `column` in the "Correct the mapping" form,
- * opening the form first. Once in ~30 runs on a loaded machine the box of a form
- * opened by the test stayed "not visible" to Playwright for 30 s though its
- * disclosure was open (cause not found); then the layout is logged and the form is
- * closed and opened again, as a person would, before the box is used. */
+ * opening the form first, by clicking the column's name as a person would (a label
+ * toggles its box). On a loaded machine the box itself was once in ~30 runs laid
+ * out at 0 × 0 px inside its visible label (every ancestor laid out and visible;
+ * cause not found), which made Playwright wait on the box for 30 s; the layout is
+ * then logged with a `#` prefix, and the label is clicked all the same. */
 async function tickGroup(page, column, checked) {
   const form = page.locator('#mapping details.correct');
   const box = page.locator(`#map-groups input[value="${column}"]`);
-  for (let attempt = 0; ; attempt++) {
-    await form.evaluate((d) => { d.open = true; });
-    try {
-      await box.waitFor({ state: 'visible', timeout: 5000 });
-      break;
-    } catch (e) {
-      if (attempt === 2) throw e;
-      console.log('# the grouping box is not visible; its ancestors:', JSON.stringify(await box.evaluate((b) => {
-        const out = [];
-        for (let e = b; e; e = e.parentElement) {
-          const cs = getComputedStyle(e);
-          const r = e.getBoundingClientRect();
-          out.push([e.tagName, e.id, e.className, e.open, cs.display, cs.visibility, Math.round(r.width), Math.round(r.height)]);
-        }
-        return out;
-      })));
-      await form.evaluate((d) => { d.open = false; });
-    }
+  const label = page.locator('#map-groups label').filter({ has: page.locator(`input[value="${column}"]`) });
+  await form.evaluate((d) => { d.open = true; });
+  await label.waitFor({ state: 'visible' });
+  if (!(await box.isVisible())) {
+    console.log('# the grouping box is not visible; its ancestors:', JSON.stringify(await box.evaluate((b) => {
+      const out = [];
+      for (let e = b; e; e = e.parentElement) {
+        const cs = getComputedStyle(e);
+        const r = e.getBoundingClientRect();
+        out.push([e.tagName, e.id, e.className, e.open, cs.display, cs.visibility, Math.round(r.width), Math.round(r.height)]);
+      }
+      return out;
+    })));
   }
-  await box.setChecked(checked);
+  if ((await box.evaluate((b) => b.checked)) !== checked) {
+    await label.click();
+  }
+  assert.equal(await box.evaluate((b) => b.checked), checked, `the ${column} box is ${checked ? '' : 'un'}ticked`);
 }
 
 test('a 4-choice harness log reads as 4-class logits with the numbers of its plain CSV', async () => {

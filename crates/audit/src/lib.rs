@@ -15,6 +15,7 @@ pub mod groups;
 pub mod ledger;
 mod markdown;
 mod multi;
+pub mod multilabel;
 mod parallel;
 pub mod ragged;
 mod recal_compare;
@@ -331,19 +332,34 @@ pub fn audit_document_grouped(
             );
         }
     }
-    if let Some(r) = parsed
-        .as_ref()
-        .ok()
-        .and_then(|d| d.detection.ragged.as_ref())
-    {
-        ragged::mark(&mut doc, r);
-    }
     if let Ok(d) = parsed {
-        if let (Some(sel), [(_, set)]) = (&d.detection.selective, d.models.as_slice()) {
-            selective::insert(&mut doc, set, sel);
-        }
+        let single = match d.models.as_slice() {
+            [(_, set)] => Some(set),
+            _ => None,
+        };
+        mark_detection(&mut doc, &d.detection, single);
     }
     doc
+}
+
+/// Adds to an audit document what the reading of its file found: a ragged log's
+/// missing classwise readings ([`ragged::mark`]), a multilabel table's labels
+/// ([`multilabel::mark`]), and, for the single model `single` (the audit's set),
+/// a verbalised table's coverage ([`selective::insert`]).
+pub fn mark_detection(
+    doc: &mut Value,
+    detection: &calibscope_io::Detection,
+    single: Option<&PredictionSet>,
+) {
+    if let Some(r) = &detection.ragged {
+        ragged::mark(doc, r);
+    }
+    if let Some(m) = &detection.multilabel {
+        multilabel::mark(doc, m);
+    }
+    if let (Some(sel), Some(set)) = (&detection.selective, single) {
+        selective::insert(doc, set, sel);
+    }
 }
 
 fn audit_document_ungrouped(

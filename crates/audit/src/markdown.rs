@@ -64,6 +64,9 @@ pub fn markdown(doc: &Value, m: usize, binning: Binning) -> String {
     if let Some(why) = input["classwise_unavailable"].as_str() {
         let _ = writeln!(out, "{why}\n");
     }
+    if let Some(m) = crate::multilabel::sentence(input, |_, v| v.to_string(), str::to_string) {
+        let _ = writeln!(out, "{m}\n");
+    }
     if let Some(coverage) = doc["coverage"].as_f64() {
         let n = |k: &str| numfmt::count(doc[k].as_u64().unwrap_or(0));
         let _ = writeln!(
@@ -144,6 +147,9 @@ fn multi(doc: &Value, m: usize, file: &str) -> String {
         input["models"].as_array().map_or(0, Vec::len),
         input["n"]
     );
+    if let Some(m) = crate::multilabel::sentence(input, |_, v| v.to_string(), str::to_string) {
+        let _ = writeln!(out, "{m}\n");
+    }
     verdicts(&mut out, doc);
     table(&mut out, doc, &summary::models(doc, m));
     for (name, model) in doc["models"].as_object().into_iter().flatten() {

@@ -55,6 +55,7 @@ impl Mapping {
             // (the grouping is --group's, recorded in the audits' `groups`)
             groups: Vec::new(),
             verbalised: self.verbalised.clone(),
+            multilabel: self.multilabel.clone(),
         }
     }
 

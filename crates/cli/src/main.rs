@@ -95,6 +95,19 @@ struct Mapping {
         conflicts_with_all = ["scores", "top_label", "label", "class_names"]
     )]
     verbalised: Vec<String>,
+    /// Multilabel table: each label's 0/1 column and its score column, joined by
+    /// ':', e.g. --multilabel has_cat:p_cat,has_dog:p_dog. Every (row, label) pair
+    /// is one binary prediction: the audit pools them, and each label is a group
+    /// (`label`). Tables whose columns pair up by name (toxic,p_toxic,…; y_0,p_0,…)
+    /// are read so without it.
+    #[arg(
+        long,
+        value_name = "LABEL:SCORE,...",
+        value_delimiter = ',',
+        num_args = 1,
+        conflicts_with_all = ["scores", "top_label", "label", "class_names", "verbalised"]
+    )]
+    multilabel: Vec<String>,
     /// Class names in class order (default: the suffixes of p_<class> columns).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     class_names: Vec<String>,

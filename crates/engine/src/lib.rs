@@ -327,12 +327,11 @@ impl Session {
                     format: self.dataset.format.name().to_string(),
                 };
                 let mut doc = audit_json(&m.set, &info, &options);
-                if let Some(r) = &self.dataset.detection.ragged {
-                    calibscope_audit::ragged::mark(&mut doc, r);
-                }
-                if let (Some(sel), true) = (&self.dataset.detection.selective, single) {
-                    calibscope_audit::selective::insert(&mut doc, &m.set, sel);
-                }
+                calibscope_audit::mark_detection(
+                    &mut doc,
+                    &self.dataset.detection,
+                    single.then_some(&m.set),
+                );
                 doc
             })
             .collect()

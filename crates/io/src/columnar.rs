@@ -87,6 +87,9 @@ pub(crate) fn dataset(
     opts: &Options,
 ) -> Result<Dataset, ParseErrors> {
     let cols = columns(file, container, bytes, opts)?;
+    if let Some(text) = multilabel_text(&cols, opts) {
+        return crate::multilabel::from_made_text(file, opts, container.format(), text);
+    }
     if let (Pick::Column(name), None) = (&opts.mapping.model, long_format_model(&cols, opts)) {
         let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
         return Err(ParseErrors::single(ParseError::new(
@@ -104,6 +107,70 @@ pub(crate) fn dataset(
         Some(model) => by_model(file, format, cols, model, opts),
         None => assemble(file, format, cols, opts, false),
     }
+}
+
+/// The columns as CSV text for the multilabel reader, when they make a multilabel
+/// table ([`crate::multilabel`]: the pairs the mapping names, or, with no other
+/// mapping, names that pair up); list columns are flattened as JSON lists are
+/// (`y` → `y_0, y_1, …`, `probs` → `p_0, p_1, …`). Floats are written so that they
+/// read back to the same bits; a null number is an empty field (a missing score).
+fn multilabel_text(cols: &[ArrCol], opts: &Options) -> Option<Vec<u8>> {
+    use std::fmt::Write;
+    let names: Vec<String> = cols
+        .iter()
+        .flat_map(|c| match c.width {
+            1 => vec![c.name.clone()],
+            w => (0..w)
+                .map(|j| crate::json::vec_name(&c.name, &j.to_string()))
+                .collect(),
+        })
+        .collect();
+    if !crate::multilabel::is_multilabel_record(&names, &opts.mapping) {
+        return None;
+    }
+    let quoted = |s: &str| {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = names
+        .iter()
+        .map(|n| quoted(n))
+        .collect::<Vec<_>>()
+        .join(",");
+    let rows = cols.first().map_or(0, |c| c.rows);
+    for r in 0..rows {
+        out.push('\n');
+        let mut first = true;
+        for c in cols {
+            for j in 0..c.width {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                let i = r * c.width + j;
+                match &c.data {
+                    Column::Int(v) => {
+                        let _ = write!(out, "{}", v[i]);
+                    }
+                    Column::Text(v) => out.push_str(&quoted(&v[i])),
+                    Column::Other { type_name, .. } => {
+                        let _ = write!(out, "({type_name})");
+                    }
+                    other => {
+                        let x = other.get(i);
+                        if !x.is_nan() {
+                            let _ = write!(out, "{x:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.push('\n');
+    Some(out.into_bytes())
 }
 
 /// Every column of a Parquet or Arrow IPC file held in memory, struct fields

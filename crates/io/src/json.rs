@@ -30,7 +30,7 @@ mod scan;
 use scan::{line_col, JResult, Scan, J};
 
 /// Name of the virtual column for element `j` / class `key` of a vector value.
-fn vec_name(key: &str, sub: &str) -> String {
+pub(crate) fn vec_name(key: &str, sub: &str) -> String {
     match vector_source(key) {
         Some(Source::Logits) => format!("logit_{sub}"),
         Some(_) => format!("p_{sub}"),
@@ -64,9 +64,73 @@ struct Records {
     samples: Vec<Result<lm_eval::Question, (ErrorCode, Location, String)>>,
     /// Set when the first record is a HELM per-instance record (see [`helm`]).
     helm: Option<helm::Tally>,
-    /// Set when the first record has a verbalised-confidence record's keys: the
-    /// keys, and the records as CSV text (read by [`crate::verbal`] at the end).
-    verbal: Option<(Vec<String>, Vec<u8>)>,
+    /// Set when the first record has the keys of a verbalised-confidence or a
+    /// multilabel record: the records as CSV text, read at the end by
+    /// [`crate::verbal`] or [`crate::multilabel`].
+    text_table: Option<TextTable>,
+}
+
+/// Records kept as CSV text for a reader of whole tables.
+struct TextTable {
+    multilabel: bool,
+    /// Where each column's values come from.
+    srcs: Vec<Src>,
+    text: Vec<u8>,
+}
+
+impl TextTable {
+    /// A verbalised-confidence table (the first record's keys as they are) or a
+    /// multilabel one (list and object values flattened, as for every table), when
+    /// the first record's keys make one.
+    fn of(rec: &[(Cow<'_, str>, J<'_>)], opts: &Options) -> Option<TextTable> {
+        let keys: Vec<String> = rec.iter().map(|(k, _)| k.to_string()).collect();
+        let (header, srcs, multilabel) = if crate::verbal::is_verbal_record(&keys, &opts.mapping) {
+            let srcs = keys.iter().map(|k| Src::Scalar(k.clone())).collect();
+            (keys, srcs, false)
+        } else {
+            let (header, srcs) = header_of(rec);
+            if !crate::multilabel::is_multilabel_record(&header, &opts.mapping) {
+                return None;
+            }
+            (header, srcs, true)
+        };
+        let header: Vec<Vec<u8>> = header.iter().map(|k| csv_field(k.as_bytes())).collect();
+        Some(TextTable {
+            multilabel,
+            srcs,
+            text: header.join(&b","[..]),
+        })
+    }
+
+    /// Adds a record as a row: a missing key is a null (an empty field); an array
+    /// or object where a value belongs is written as such, for the reader to refuse.
+    fn add(&mut self, rec: &[(Cow<'_, str>, J<'_>)]) {
+        self.text.push(b'\n');
+        let find = |key: &str| rec.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        for (i, src) in self.srcs.iter().enumerate() {
+            if i > 0 {
+                self.text.push(b',');
+            }
+            let value = match src {
+                Src::Scalar(k) => find(k),
+                Src::Elem(k, j) => match find(k) {
+                    Some(J::Arr(a)) => a.get(*j),
+                    _ => None,
+                },
+                Src::Member(k, sub) => match find(k) {
+                    Some(J::Obj(o)) => o.iter().find(|(s, _)| s == sub).map(|(_, v)| v),
+                    _ => None,
+                },
+            };
+            let mut text = Vec::new();
+            if let Some(v) = value {
+                if !scalar_text(v, &mut text) {
+                    text = b"(an array or object)".to_vec();
+                }
+            }
+            self.text.extend(csv_field(&text));
+        }
+    }
 }
 
 fn header_of(rec: &[(Cow<'_, str>, J<'_>)]) -> (Vec<String>, Vec<Src>) {
@@ -146,7 +210,7 @@ impl Records {
             lm_eval: None,
             samples: Vec::new(),
             helm: None,
-            verbal: None,
+            text_table: None,
         }
     }
 
@@ -154,28 +218,15 @@ impl Records {
         if self.failed {
             return;
         }
-        if self.table.is_none() && self.verbal.is_none() && self.lm_eval.is_none() {
-            let keys: Vec<String> = rec.iter().map(|(k, _)| k.to_string()).collect();
-            if self.helm.is_none() && crate::verbal::is_verbal_record(&keys, &opts.mapping) {
-                let header: Vec<Vec<u8>> = keys.iter().map(|k| csv_field(k.as_bytes())).collect();
-                self.verbal = Some((keys, header.join(&b","[..])));
-            }
+        if self.table.is_none()
+            && self.text_table.is_none()
+            && self.lm_eval.is_none()
+            && self.helm.is_none()
+        {
+            self.text_table = TextTable::of(rec, opts);
         }
-        if let Some((keys, text)) = self.verbal.as_mut() {
-            text.push(b'\n');
-            for (i, key) in keys.iter().enumerate() {
-                if i > 0 {
-                    text.push(b',');
-                }
-                let mut value = Vec::new();
-                // a missing key is a null; an array or object is not a value
-                if let Some((_, v)) = rec.iter().find(|(k, _)| k == key) {
-                    if !scalar_text(v, &mut value) {
-                        value = b"(an array or object)".to_vec();
-                    }
-                }
-                text.extend(csv_field(&value));
-            }
+        if let Some(t) = self.text_table.as_mut() {
+            t.add(rec);
             return;
         }
         if self.table.is_none() && self.helm.is_none() && helm::is_instance(rec) {
@@ -447,8 +498,12 @@ impl JsonBuf {
         }
         recs.lm_eval_rows(&opts, &mut sink);
         drop(buf);
-        if let Some((_, text)) = recs.verbal {
-            return crate::verbal::from_records_csv(&sink.file, &opts, text);
+        if let Some(t) = recs.text_table {
+            return if t.multilabel {
+                crate::multilabel::from_made_text(&sink.file, &opts, Format::Json, t.text)
+            } else {
+                crate::verbal::from_records_csv(&sink.file, &opts, t.text)
+            };
         }
         match recs.table {
             Some(t) => {
@@ -499,7 +554,12 @@ fn run(buf: &[u8], opts: &Options, recs: &mut Records, sink: &mut Sink) -> JResu
         Some(b'{') => {
             let first = sc.value()?;
             let J::Obj(items) = first else { unreachable!() };
-            let all_arrays = !items.is_empty() && items.iter().all(|(_, v)| matches!(v, J::Arr(_)));
+            // an object of arrays is an object of columns, unless another object
+            // follows: then it is the first of JSON Lines records whose values are
+            // all lists (a multilabel table's `{"y": [...], "probs": [...]}`)
+            let all_arrays = !items.is_empty()
+                && items.iter().all(|(_, v)| matches!(v, J::Arr(_)))
+                && sc.peek() != Some(b'{');
             if all_arrays {
                 // a wrapper around records?
                 if let Some((_, J::Arr(a))) = items

@@ -41,12 +41,14 @@ mod columnar;
 mod compress;
 mod csv;
 mod decimal;
+mod delimited;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz;
 mod json;
 pub mod limits;
 pub mod mapping;
+pub mod multilabel;
 mod npy;
 mod npz;
 mod num;
@@ -65,7 +67,8 @@ pub use calibscope_core::{PredictionSet, Source};
 pub use error::{Candidate, ErrorCode, Location, ParseError, ParseErrors};
 pub use groups::Groups;
 pub use mapping::{
-    ColumnMapping, Detection, Guess, Pick, Ragged, ScoreColumns, VerbalColumns, RAGGED_GAP,
+    ColumnMapping, Detection, Guess, LabelPair, Pick, Ragged, ScoreColumns, VerbalColumns,
+    RAGGED_GAP,
 };
 pub use npy::NpyArray;
 pub use request::MappingRequest;
@@ -228,6 +231,7 @@ enum State {
     Npz(Box<npz::ZipStream>),
     Compressed(Box<compress::Decompress>),
     Verbal(Box<verbal::VerbalBuf>),
+    Multilabel(Box<multilabel::MultilabelBuf>),
     /// A Parquet or Arrow IPC file, buffered whole (its footer is at the end).
     #[cfg(feature = "columnar")]
     Columnar(columnar::Container, Vec<u8>),
@@ -356,6 +360,24 @@ impl Parser {
                 let delim = verbal::detect(&head[bom..]).unwrap_or(b',');
                 State::Verbal(Box::new(verbal::VerbalBuf::new(&name, &self.opts, delim)))
             }
+            // a multilabel table: the pairs the mapping names, or detected from its
+            // header when the mapping says nothing else
+            Sniffed::Csv(bom) if self.opts.mapping.multilabel.is_some() => {
+                let pairs = self.opts.mapping.multilabel.as_ref().expect("matched");
+                let delim = multilabel::delimiter_for(&head[bom..], &self.opts.mapping, pairs);
+                State::Multilabel(Box::new(multilabel::MultilabelBuf::new(
+                    &name, &self.opts, delim,
+                )))
+            }
+            Sniffed::Csv(bom)
+                if self.opts.mapping.only_grouping()
+                    && multilabel::detect(&head[bom..]).is_some() =>
+            {
+                let delim = multilabel::detect(&head[bom..]).unwrap_or(b',');
+                State::Multilabel(Box::new(multilabel::MultilabelBuf::new(
+                    &name, &self.opts, delim,
+                )))
+            }
             Sniffed::Csv(bom) => State::Csv(Box::new(csv::CsvStream::new(
                 &name,
                 &self.opts,
@@ -376,6 +398,7 @@ impl Parser {
             State::Npz(z) => z.push(data),
             State::Compressed(z) => z.push(data),
             State::Verbal(v) => v.push(data),
+            State::Multilabel(v) => v.push(data),
             #[cfg(feature = "columnar")]
             State::Columnar(_, buf) => buf.extend_from_slice(data),
             _ => {}
@@ -454,6 +477,7 @@ impl Parser {
             State::Npz(z) => z.finish().map(Parsed::Dataset),
             State::Compressed(z) => z.finish_any(),
             State::Verbal(v) => v.finish().map(Parsed::Dataset),
+            State::Multilabel(v) => v.finish().map(Parsed::Dataset),
             #[cfg(feature = "columnar")]
             State::Columnar(c, bytes) => {
                 columnar::dataset(&self.name, c, bytes, &self.opts).map(Parsed::Dataset)

@@ -66,6 +66,18 @@ pub struct ColumnMapping {
     /// see [`crate::verbal`]) read from these columns, whatever their names. `None`:
     /// detected from the header's names.
     pub verbal: Option<VerbalColumns>,
+    /// A multilabel table (see [`crate::multilabel`]) read from these label/score
+    /// column pairs, whatever their names. `None`: detected from the header's names.
+    pub multilabel: Option<Vec<LabelPair>>,
+}
+
+/// One label of a multilabel table: its 0/1 column and its score column.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LabelPair {
+    /// The column saying whether the row has the label (`0`/`1`, `true`/`false`).
+    pub label: String,
+    /// The column of the model's probability (or logit) for the label.
+    pub score: String,
 }
 
 /// The two columns of a verbalised-confidence table.
@@ -142,6 +154,9 @@ pub struct Detection {
     /// Set for a verbalised-confidence table: its abstentions
     /// ([`crate::verbal::Selective`]).
     pub selective: Option<crate::verbal::Selective>,
+    /// Set for a multilabel table: its labels and their columns
+    /// ([`crate::multilabel::Multilabel`]).
+    pub multilabel: Option<crate::multilabel::Multilabel>,
 }
 
 /// Rows with different numbers of choices, held in one `n × k_max` logit matrix:

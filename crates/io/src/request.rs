@@ -3,7 +3,7 @@
 //! (strings and lists, empty = detect), and all turn it into a [`ColumnMapping`]
 //! here, with the same checks and the same messages.
 
-use crate::mapping::{ColumnMapping, Pick, ScoreColumns, VerbalColumns};
+use crate::mapping::{ColumnMapping, LabelPair, Pick, ScoreColumns, VerbalColumns};
 use calibscope_core::Source;
 
 /// A column mapping in words. Every empty field is detected.
@@ -44,6 +44,11 @@ pub struct MappingRequest {
     /// column, e.g. `["stated", "graded"]`; empty: detected from the header.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
     pub verbalised: Vec<String>,
+    /// A multilabel table's label/score column pairs, each `label:score`
+    /// (e.g. `["has_cat:cat_score", "has_dog:dog_score"]`); empty: detected from
+    /// the header.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub multilabel: Vec<String>,
 }
 
 fn pick(v: &Option<String>) -> Pick {
@@ -98,6 +103,12 @@ impl MappingRequest {
             groups: mapping.group_names(),
             verbalised: mapping.verbal.as_ref().map_or(Vec::new(), |v| {
                 vec![v.confidence.clone(), v.correct.clone()]
+            }),
+            multilabel: mapping.multilabel.as_ref().map_or(Vec::new(), |pairs| {
+                pairs
+                    .iter()
+                    .map(|p| format!("{}:{}", p.label, p.score))
+                    .collect()
             }),
         }
     }
@@ -169,6 +180,40 @@ impl MappingRequest {
                 )
             }
         };
+        let multilabel = match nonempty(&self.multilabel).as_slice() {
+            [] => None,
+            pairs => {
+                let other = scores.is_some()
+                    || self.label.as_deref().is_some_and(|l| !l.trim().is_empty())
+                    || !class_names.is_empty()
+                    || verbal.is_some();
+                if other {
+                    return Err(
+                        "a multilabel table is read from its label:score pairs alone: give no label, score, top-label, class-name or verbalised columns with them"
+                            .into(),
+                    );
+                }
+                let pairs: Vec<LabelPair> = pairs
+                    .iter()
+                    .map(|p| match p.split_once(':') {
+                        Some((label, score)) if !label.trim().is_empty() && !score.trim().is_empty() => Ok(LabelPair {
+                            label: label.trim().to_string(),
+                            score: score.trim().to_string(),
+                        }),
+                        _ => Err(format!(
+                            "a multilabel pair is a label column and its score column joined by ':', e.g. has_cat:p_cat, not '{p}'"
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?;
+                if pairs.len() < 2 {
+                    return Err(
+                        "a multilabel table has at least two labels (with one, it is a binary table: give its label and score columns instead)"
+                            .into(),
+                    );
+                }
+                Some(pairs)
+            }
+        };
         let mut mapping = ColumnMapping {
             delimiter,
             label: self
@@ -183,6 +228,7 @@ impl MappingRequest {
             model: pick(&self.model_column),
             id: pick(&self.id_column),
             verbal,
+            multilabel,
             ..ColumnMapping::default()
         };
         mapping.set_groups(&self.groups);
@@ -259,6 +305,29 @@ mod tests {
     }
 
     #[test]
+    fn multilabel_pairs_map_and_come_back() {
+        let r = MappingRequest {
+            multilabel: vec![
+                " has_cat : cat_p".into(),
+                "has_dog:dog_p".into(),
+                " ".into(),
+            ],
+            ..req()
+        };
+        let m = r.to_mapping().unwrap();
+        let pairs = m.multilabel.as_ref().unwrap();
+        assert_eq!(pairs.len(), 2);
+        assert_eq!(
+            (pairs[0].label.as_str(), pairs[0].score.as_str()),
+            ("has_cat", "cat_p")
+        );
+        assert_eq!(
+            MappingRequest::from_mapping(&m).multilabel,
+            ["has_cat:cat_p", "has_dog:dog_p"]
+        );
+    }
+
+    #[test]
     fn mappings_come_back_as_requests() {
         let m = ColumnMapping {
             delimiter: Some(b'\t'),
@@ -271,6 +340,7 @@ mod tests {
             groups: Vec::new(),
             ungrouped: false,
             verbal: None,
+            multilabel: None,
         };
         let r = MappingRequest::from_mapping(&m);
         assert_eq!(r.model_column.as_deref(), Some(""));
@@ -312,6 +382,28 @@ mod tests {
                     ..req()
                 },
                 "'probs' or 'logits'",
+            ),
+            (
+                MappingRequest {
+                    multilabel: vec!["a:p_a".into(), "b".into()],
+                    ..req()
+                },
+                "joined by ':'",
+            ),
+            (
+                MappingRequest {
+                    multilabel: vec!["a:p_a".into()],
+                    ..req()
+                },
+                "at least two labels",
+            ),
+            (
+                MappingRequest {
+                    multilabel: vec!["a:p_a".into(), "b:p_b".into()],
+                    label: Some("y".into()),
+                    ..req()
+                },
+                "alone",
             ),
         ] {
             let e = r.to_mapping().unwrap_err();

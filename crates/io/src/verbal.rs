@@ -25,6 +25,7 @@
 
 use calibscope_core::data::{PredictionSet, Values};
 
+use crate::delimited::{for_each_record, header_delimiter, MAX_FIELDS};
 use crate::error::{ErrorCode, Location, Sink};
 use crate::mapping::{norm, ColumnMapping, Detection, VerbalColumns, LABEL_NAMES, PRED_NAMES};
 use crate::{Dataset, Format, Options, ParseErrors};
@@ -95,20 +96,6 @@ pub(crate) fn from_records_csv(
     let mut ds = v.finish().map_err(strip)?;
     ds.format = Format::Json;
     Ok(ds)
-}
-
-/// The delimiter (`,` tab `;` `|`) under which the first line's names (normalised)
-/// satisfy `fits`.
-fn header_delimiter(head: &[u8], fits: impl Fn(&[String]) -> bool) -> Option<u8> {
-    let line = head.split(|&b| b == b'\n').next()?;
-    let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
-    [b',', b'\t', b';', b'|'].into_iter().find(|&delim| {
-        let names: Vec<String> = line
-            .split(delim as char)
-            .map(|n| norm(n.trim_matches('"')))
-            .collect();
-        fits(&names)
-    })
 }
 
 /// The delimiter of a table whose verbalised-confidence columns the mapping names:
@@ -386,46 +373,13 @@ impl VerbalBuf {
     }
 }
 
-/// The most fields a record may have.
-const MAX_FIELDS: usize = 4096;
-
-/// The records of a small delimited text (RFC 4180 quoting), fields as text; blank
-/// lines skipped. `Err(row)`: that record has more than [`MAX_FIELDS`] fields.
+/// The records of a small delimited text, fields as text; blank lines skipped.
+/// `Err(row)`: that record has more than [`MAX_FIELDS`] fields.
 fn split(text: &[u8], delim: u8) -> Result<Vec<Vec<String>>, usize> {
-    let mut reader = csv_core::ReaderBuilder::new().delimiter(delim).build();
-    let mut out = vec![0u8; text.len() + 1];
-    let mut ends = vec![0usize; MAX_FIELDS];
-    let mut records: Vec<Vec<String>> = Vec::new();
-    let mut input = text;
-    // a record may take more than one call (the last one, ended by the end of the
-    // input): each call writes after what the previous ones wrote
-    let (mut nout, mut nend) = (0, 0);
-    loop {
-        let (res, nin, o, e) = reader.read_record(input, &mut out[nout..], &mut ends[nend..]);
-        input = &input[nin..];
-        nout += o;
-        nend += e;
-        match res {
-            csv_core::ReadRecordResult::Record => {
-                let mut start = 0;
-                let fields: Vec<String> = ends[..nend]
-                    .iter()
-                    .map(|&e| {
-                        let f = String::from_utf8_lossy(&out[start..e]).into_owned();
-                        start = e;
-                        f
-                    })
-                    .collect();
-                if !(fields.len() == 1 && fields[0].is_empty()) {
-                    records.push(fields);
-                }
-                (nout, nend) = (0, 0);
-            }
-            csv_core::ReadRecordResult::End => return Ok(records),
-            csv_core::ReadRecordResult::InputEmpty => {}
-            csv_core::ReadRecordResult::OutputFull | csv_core::ReadRecordResult::OutputEndsFull => {
-                return Err(records.len().saturating_sub(1))
-            }
-        }
-    }
+    let mut records = Vec::new();
+    for_each_record(text, delim, |_, fields| {
+        records.push(fields.iter().map(|f| f.to_string()).collect())
+    })
+    .map_err(|r| r.saturating_sub(1))?;
+    Ok(records)
 }

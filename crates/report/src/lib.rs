@@ -156,6 +156,7 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
         num("input.n", &input["n"]),
         num("input.k", &input["k"])
     ));
+    multilabel_note(o, input);
     table(o, doc, &summary::overview(doc, REPORT_M));
     if summary::overconfident(doc) {
         o.raw("<p class=\"warning\"><strong>Overconfidence risk</strong>: P_risk &gt; 0.95 — the wrong answers carry more confidence than a calibrated model's would.</p>\n");
@@ -187,6 +188,13 @@ fn single(o: &mut Out, doc: &Value, tables: &Value, prefix: &[&str]) {
     groups::section(o, doc, tables, prefix);
 }
 
+/// What a multilabel audit's numbers are (nothing for other inputs).
+fn multilabel_note(o: &mut Out, input: &Value) {
+    if let Some(m) = calibscope_audit::multilabel::sentence(input, num, esc) {
+        o.raw(&format!("<p id=\"multilabel\">{m}</p>\n"));
+    }
+}
+
 fn multi(o: &mut Out, doc: &Value, tables: &Value) {
     let names = model_names(doc);
     o.raw(&format!(
@@ -194,6 +202,7 @@ fn multi(o: &mut Out, doc: &Value, tables: &Value) {
         names.len(),
         num("input.n", &doc["input"]["n"])
     ));
+    multilabel_note(o, &doc["input"]);
     table(o, doc, &summary::models(doc, REPORT_M));
     o.raw("</section>\n");
     for name in &names {

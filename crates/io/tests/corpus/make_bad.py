@@ -231,3 +231,15 @@ w("helm_no_max_prob.json", json.dumps([helm_instance(0, [("exact_match", 1.0), (
                                        helm_instance(1, [("exact_match", 0.0)])], indent=2))
 w("helm_bad_exact_match.json", json.dumps([helm_instance(0, [("exact_match", 1.0), ("max_prob", 0.9)]),
                                            helm_instance(1, [("exact_match", 0.5), ("max_prob", 0.6)])], indent=2))
+
+# --- multilabel tables (one 0/1 column and one score column per label): a label
+# that is not 0/1, a probability past 1 and a missing score, a row short of fields,
+# logit and probability columns mixed, a header and no rows, JSON list values where
+# a label is a list
+w("multilabel_label_two.csv", "id,toxic,obscene,p_toxic,p_obscene\na,1,0,0.9,0.2\nb,2,0,0.3,0.1\n")
+w("multilabel_bad_scores.csv", "y_0,y_1,p_0,p_1\n1,0,1.5,0.2\n0,1,0.3,\n")
+w("multilabel_ragged.csv", "y_a,y_b,p_a,p_b\n1,0,0.9,0.2\n0,1,0.3\n")
+w("multilabel_mixed_sources.csv", "y_a,y_b,logit_a,p_b\n1,0,2.0,0.2\n")
+w("multilabel_header_only.csv", "y_a,y_b,p_a,p_b\n")
+w("multilabel_nested.jsonl",
+  '{"y": [1, 0], "probs": [0.9, 0.2]}\n{"y": [[1], 0], "probs": [0.8, 0.1]}\n')
