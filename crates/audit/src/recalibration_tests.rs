@@ -41,12 +41,8 @@ fn the_task_graph_gives_the_one_run_section() {
                 };
                 let alone = recalibration_json(&set, &recal);
                 for sections in [Sections::Sequential, Sections::Threads] {
-                    let (audit, section) = audit_and_recalibration(
-                        &set,
-                        &AuditSettings::default(),
-                        &recal,
-                        sections,
-                    );
+                    let (audit, section) =
+                        audit_and_recalibration(&set, &AuditSettings::default(), &recal, sections);
                     assert_eq!(section, alone, "k = {k}, {:?}", set.source());
                     assert_eq!(audit, Audit::compute(&set, &AuditSettings::default()));
                 }

@@ -270,7 +270,11 @@ fn is_text_table(path: &Path) -> bool {
 
 /// `calibscope aggregate`.
 pub fn aggregate(args: AggregateArgs) -> Outcome {
-    let options = args.mapping.options()?;
+    // each model is summed on its own: its rows need not be the other models'
+    let options = calibscope_io::Options {
+        unaligned_models: true,
+        ..args.mapping.options()?
+    };
     let files = expand(&args.files)?;
     let mut builders = Builders::new();
     for path in &files {

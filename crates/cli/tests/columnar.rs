@@ -145,3 +145,68 @@ fn aggregates_of_parquet_equal_those_of_csv() {
         agg(data("data/sklearn", "digits_canonical.csv"))
     );
 }
+
+/// An aggregate sums each model on its own: models of a long-format file scored on
+/// different rows (different samples, counts and labels) aggregate, each as the
+/// file of its own rows would, where `calibscope audit` of the same file refuses
+/// to compare them.
+#[test]
+fn models_scored_on_different_rows_aggregate_each_on_its_own() {
+    let dir = std::env::temp_dir().join(format!("calibscope_unaligned_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut long, mut a, mut b) = (
+        String::from("model,label,p\n"),
+        String::from("label,p\n"),
+        String::from("label,p\n"),
+    );
+    // a scores samples 0..300, b samples 100..500, interleaved as a log writes them
+    for i in 0..500u64 {
+        let u = ((i * 7919) % 1000) as f64 / 1000.0;
+        let label = u64::from((i * 104_729) % 1000 < (u * 1000.0) as u64);
+        if i < 300 {
+            long.push_str(&format!("a,{label},{u}\n"));
+            a.push_str(&format!("{label},{u}\n"));
+        }
+        if i >= 100 {
+            let v = (u * 0.8 + 0.1).min(1.0);
+            long.push_str(&format!("b,{label},{v}\n"));
+            b.push_str(&format!("{label},{v}\n"));
+        }
+    }
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (long, a, b) = (
+        file("long.csv", &long),
+        file("a.csv", &a),
+        file("b.csv", &b),
+    );
+    let agg = |p: &PathBuf| -> Value {
+        let out = run(&["aggregate", p.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let both = agg(&long);
+    let models = both["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    for (i, own) in [agg(&a), agg(&b)].into_iter().enumerate() {
+        let mut mine = models[i].clone();
+        let mut own = own["models"][0].clone();
+        mine["model"] = Value::Null;
+        own["model"] = Value::Null;
+        assert_eq!(mine, own, "model {i}");
+    }
+    let refused = run(&["audit", long.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "the audit compares models, which needs the same rows"
+    );
+}

@@ -237,6 +237,15 @@ pub(crate) fn check_same_samples(
 /// file); a name that repeats gets the file stem prefixed. Labels must agree row by
 /// row: a mismatch is an error naming the first differing row.
 pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
+    combine_checked(datasets, true)
+}
+
+/// [`combine`]; `aligned`: the models must list the same samples (else, see
+/// [`crate::Options::unaligned_models`]).
+pub(crate) fn combine_checked(
+    datasets: Vec<Dataset>,
+    aligned: bool,
+) -> Result<Dataset, ParseErrors> {
     let mut it = datasets.into_iter();
     let Some(mut out) = it.next() else {
         return Err(ParseErrors::single(ParseError::new(
@@ -292,7 +301,9 @@ pub fn combine(datasets: Vec<Dataset>) -> Result<Dataset, ParseErrors> {
             .join("+");
     }
     let mut sink = Sink::new(&out.name, 100);
-    check_same_samples(&out, &mut sink, |_, r| Some(r as u64));
+    if aligned {
+        check_same_samples(&out, &mut sink, |_, r| Some(r as u64));
+    }
     if let Some(other) = differing_groups {
         sink.push(
             ErrorCode::IncompatibleFiles,

@@ -452,7 +452,7 @@ fn by_model(
         ds.models[0].0 = name.clone();
         sets.push(ds);
     }
-    let mut out = crate::combine(sets)?;
+    let mut out = crate::assemble::combine_checked(sets, !opts.unaligned_models)?;
     out.format = format;
     out.name = crate::stem(file);
     out.files = vec![file.to_string()];

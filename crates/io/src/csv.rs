@@ -39,6 +39,8 @@ pub(crate) struct CsvStream {
     max_cells: u64,
     size_hint: Option<u64>,
     options_mapping: crate::ColumnMapping,
+    /// [`Options::unaligned_models`].
+    unaligned_models: bool,
     /// Line number at the scan position (1-based, counting `\n`).
     line: u64,
     first_data_line: Option<u64>,
@@ -113,6 +115,7 @@ impl CsvStream {
             max_cells: opts.max_cells,
             size_hint: opts.size_hint,
             options_mapping: opts.mapping.clone(),
+            unaligned_models: opts.unaligned_models,
             line: 1,
             first_data_line: None,
             irregular: false,
@@ -503,6 +506,7 @@ impl CsvStream {
             .collect();
         match plan(&cols, &self.options_mapping) {
             Ok(mut p) => {
+                p.unaligned_models = self.unaligned_models;
                 p.detection.mapping.delimiter = Some(self.delimiter);
                 if let Some(why) = self.delim_why.take() {
                     if self.delimiter != b',' || why.contains("and") {

@@ -354,6 +354,7 @@ impl Records {
                         ),
                         (None, _) => {}
                     }
+                    p.unaligned_models = opts.unaligned_models;
                     self.table = Some(TableBuilder::new(cols, p))
                 }
                 Err(errs) => {

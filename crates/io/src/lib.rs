@@ -191,6 +191,13 @@ pub struct Options {
     /// [`open_paths`]; 8 MiB and more, no `max_cells`): 0 (default) = one per
     /// core, 1 = serial. The result is the same whatever the number.
     pub threads: usize,
+    /// The models of a long-format table need not list the same samples (default:
+    /// they must, row for row, as every comparison of models needs). Set by
+    /// `calibscope aggregate`, which sums each model on its own: models scored on
+    /// different rows aggregate as an engine's query aggregates them. A data set
+    /// read so breaks [`Dataset::models`]' same-labels rule: aggregate it, do not
+    /// compare its models.
+    pub unaligned_models: bool,
 }
 
 impl Default for Options {
@@ -205,6 +212,7 @@ impl Default for Options {
             max_file_bytes: u64::MAX,
             max_cells: u64::MAX,
             threads: 0,
+            unaligned_models: false,
         }
     }
 }

@@ -336,6 +336,8 @@ pub(crate) struct Plan {
     /// The score columns are class-name columns (headers taken as class names
     /// because nothing else named scores).
     pub class_columns: bool,
+    /// The models need not list the same samples ([`crate::Options::unaligned_models`]).
+    pub unaligned_models: bool,
 }
 
 /// A planning failure: code + message (+ column).

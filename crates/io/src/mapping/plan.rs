@@ -379,6 +379,7 @@ pub(crate) fn plan(cols: &[Col], mapping: &ColumnMapping) -> Result<Plan, Vec<Pl
         detection: det,
         guessed: mapping.scores.is_none() && mapping.class_names.is_none(),
         class_columns,
+        unaligned_models: false,
     })
 }
 

@@ -229,9 +229,11 @@ impl TableBuilder {
 
         // validation
         let mut verrs = Vec::new();
-        crate::check_same_samples(&ds, &mut sink, |mi, r| {
-            file_rows.get(mi).and_then(|v| v.get(r).copied())
-        });
+        if !plan.unaligned_models {
+            crate::check_same_samples(&ds, &mut sink, |mi, r| {
+                file_rows.get(mi).and_then(|v| v.get(r).copied())
+            });
+        }
         if let Some(l) = first_line {
             for e in &mut sink.errors {
                 if e.location.line.is_none() {
