@@ -134,12 +134,16 @@ fn detected_view(s: Summary, is_failed: bool, question: Option<ErrorItem>) -> im
     };
     // one line (the verdict and the diagram come first on a screen); the rest behind
     // a disclosure, open when the file failed
+    let kind = match s.multilabel {
+        Some(labels) => format!("multilabel, {labels} labels per row: binary pairs"),
+        None => s.kind.name().to_string(),
+    };
     let line = format!(
         "{} · {} · n = {} · {} · {}{}",
         s.files.join(" + "),
         s.format,
         s.n,
-        s.kind.name(),
+        kind,
         s.source.name(),
         if s.models.len() > 1 {
             format!(" · {} models", s.models.len())

@@ -53,6 +53,10 @@ test('a pandas multilabel CSV: the note, the pooled numbers and each trait in th
     assert.ok(shown.length >= 5, `${shown.length} numbers`);
     for (const n of shown) sameAsCli(n, auditValue(doc, n.metric));
     assert.equal(await page.locator('[data-metric="input.n"]').first().getAttribute('data-value'), '2516');
+    // what was read: the label and score columns of every label
+    assert.match(await page.locator('#mapping .read-summary').innerText(), /n = 2516 · multilabel, 4 labels per row: binary pairs/);
+    assert.equal(await page.locator('#mapping [data-field="label"]').textContent(), 'even, above_4, prime, loop');
+    assert.equal(await page.locator('#mapping [data-field="scores"]').textContent(), 'p_even, p_above_4, p_prime, p_loop');
 
     // each trait is a group of the grouping "label", with the CLI's numbers
     await page.locator('#tab-slices').click();

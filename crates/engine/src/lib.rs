@@ -142,6 +142,21 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
         Pick::Column(c) => Some(c.clone()),
         _ => None,
     };
+    // a multilabel table's columns: one label and one score column per label
+    let multilabel = d.detection.multilabel.as_ref();
+    let (label_column, score_columns) = match multilabel {
+        Some(m) => {
+            let list = |f: fn(&calibscope_io::LabelPair) -> &String| {
+                m.pairs
+                    .iter()
+                    .map(|p| f(p).as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            (Some(list(|p| &p.label)), list(|p| &p.score))
+        }
+        None => (map.label.clone(), score_columns),
+    };
     Some(Summary {
         name: d.name.clone(),
         files: d.files.clone(),
@@ -155,7 +170,7 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
         class_names: d.class_names.clone(),
         all_columns: d.detection.columns.clone(),
         ignored: d.detection.ignored.clone(),
-        label_column: map.label.clone(),
+        label_column,
         score_columns,
         model_column: pick(&map.model),
         id_column: pick(&map.id),
@@ -171,6 +186,7 @@ pub fn summarize(d: &Dataset) -> Option<Summary> {
             .collect(),
         group_columns: d.groups.as_ref().map_or(Vec::new(), |g| g.columns.clone()),
         classwise_unavailable: d.detection.ragged.as_ref().map(|r| r.why_no_classwise()),
+        multilabel: multilabel.map(|m| m.labels.len()),
         m_overview,
         m_max: n.clamp(1, M_SLIDER_MAX),
         m_values,

@@ -352,6 +352,10 @@ pub struct Summary {
     /// choices: an lm-evaluation-harness log of a task like ARC), else `None`.
     #[serde(default)]
     pub classwise_unavailable: Option<String>,
+    /// A multilabel table's number of labels (each row is that many binary
+    /// predictions; `n` counts the pairs), else `None`.
+    #[serde(default)]
+    pub multilabel: Option<usize>,
     /// The bin count of the overview's ECE family.
     pub m_overview: usize,
     /// The slider's largest bin count, `min(n, 2000)`.
@@ -383,6 +387,7 @@ impl Default for Summary {
             guesses: Vec::new(),
             group_columns: Vec::new(),
             classwise_unavailable: None,
+            multilabel: None,
             m_overview: 0,
             m_max: 0,
             m_values: Vec::new(),
