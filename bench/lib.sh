@@ -55,3 +55,13 @@ peer_update_flag() {
 peer_venv() {
   [ -x "$1/bin/python" ] || python3 -m venv "$1"
 }
+
+# bench_duckdb OUT_DIR: sets `py` to a python with DuckDB 1.4.3 (the venv
+# CALIBSCOPE_VENV, else OUT_DIR/venv, made when missing) and `cli` to the CLI
+# (CALIBSCOPE_CLI, else target/release/calibscope).
+bench_duckdb() {
+  local venv="${CALIBSCOPE_VENV:-$1/venv}"
+  cli="${CALIBSCOPE_CLI:-target/release/calibscope}"
+  [ -x "$venv/bin/python" ] || { python3 -m venv "$venv"; "$venv/bin/pip" install --quiet duckdb==1.4.3; }
+  py="$venv/bin/python"
+}

@@ -6,10 +6,8 @@
 set -euo pipefail
 out="$1"; n="${2:-10000000}"
 mkdir -p "$out"
-cli="${CALIBSCOPE_CLI:-target/release/calibscope}"
-venv="${CALIBSCOPE_VENV:-$out/venv}"
-[ -x "$venv/bin/python" ] || { python3 -m venv "$venv"; "$venv/bin/pip" install --quiet duckdb==1.4.3; }
-py="$venv/bin/python"
+source "$(dirname "$0")/lib.sh"
+bench_duckdb "$out"
 bin="$out/binary_$n.csv"; mc="$out/mc10_$((n / 10)).csv"
 [ -f "$bin" ] || "$py" -c "
 import duckdb; c = duckdb.connect()
