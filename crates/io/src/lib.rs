@@ -139,7 +139,8 @@ pub struct Dataset {
     /// `(model name, predictions)`, in file order. Every set has the same labels.
     /// A single-model file's model is named after the file stem.
     pub models: Vec<(String, PredictionSet)>,
-    /// Sample ids, when the input has an id column.
+    /// Sample ids, when the input has an id column (a multilabel table's pairs:
+    /// their row's id, else their row's number; see [`multilabel`]).
     pub ids: Option<Ids>,
     /// Class names in class order (`"0".."k-1"` unless the columns named them).
     pub class_names: Vec<String>,
