@@ -2,7 +2,7 @@
 //! pairs), read by calibscope-io and audited, compared with its `.expected.json`
 //! under the fixtures README's tolerance rules.
 
-mod support;
+use crate::support;
 
 use calibscope_audit::{
     audit_document, audit_document_in, recalibration_json, AuditOptions, Sections,

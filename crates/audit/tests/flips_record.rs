@@ -2,7 +2,7 @@
 //! fixtures' `ranking` section (under the fixtures' tolerance rules), and a record
 //! holding it verifies value by value, a tampered flips value flagged.
 
-mod support;
+use crate::support;
 
 use calibscope_audit::*;
 use calibscope_core::sweep::RankedMetric;

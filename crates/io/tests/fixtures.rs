@@ -2,7 +2,7 @@
 //! kind / source / n / k / columns / format of its `.expected.json`, and the invalid
 //! ones give exactly their `errors` lists.
 
-mod common;
+use crate::common;
 
 use calibscope_io::{open_paths, Options};
 

@@ -1,6 +1,6 @@
 //! Every supported input form, on small inline inputs.
 
-mod common;
+use crate::common;
 use common::inline::*;
 
 use calibscope_core::{Kind, Scores, Values};

@@ -4,7 +4,7 @@
 //! lm-evaluation-harness logs; `.npy` structured fields — and a grouping that cannot
 //! be used is a located error saying what to do.
 
-mod common;
+use crate::common;
 use common::build::npy;
 
 use calibscope_io::fuzz::parse_parallel;

@@ -1,7 +1,7 @@
 //! The size limits: a file over `max_file_bytes` and data over `max_cells` are
 //! refused with a clear message before their memory is reserved.
 
-mod common;
+use crate::common;
 use common::build::*;
 
 use calibscope_io::{parse_bytes, ErrorCode, Options, ParseErrors, Parser};

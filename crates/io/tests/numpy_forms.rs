@@ -1,7 +1,7 @@
 //! Every supported NumPy form (`.npy` dtypes, orders and versions, structured
 //! arrays, `.npz` stored and deflated), on small inline inputs.
 
-mod common;
+use crate::common;
 use common::build::*;
 use common::inline::*;
 

@@ -1,7 +1,7 @@
 //! The push interface gives the identical result whatever the slice boundaries:
 //! every fixture file (and a few synthesized inputs) pushed in random slices.
 
-mod common;
+use crate::common;
 use common::build::*;
 
 use calibscope_io::{parse_bytes_any, Options, ParseErrors, Parsed, Parser};

@@ -3,7 +3,7 @@
 //! shuffled score fields, extra float fields next to the scores, sub-arrays) pushed
 //! in random slices, against a record-by-record decoding of the same bytes.
 
-mod common;
+use crate::common;
 use common::build::npy;
 use common::inline::f64s;
 
