@@ -115,7 +115,6 @@ pub(crate) fn dataset(
 /// (`y` → `y_0, y_1, …`, `probs` → `p_0, p_1, …`). Floats are written so that they
 /// read back to the same bits; a null number is an empty field (a missing score).
 fn multilabel_text(cols: &[ArrCol], opts: &Options) -> Option<Vec<u8>> {
-    use std::fmt::Write;
     let names: Vec<String> = cols
         .iter()
         .flat_map(|c| match c.width {
@@ -128,16 +127,9 @@ fn multilabel_text(cols: &[ArrCol], opts: &Options) -> Option<Vec<u8>> {
     if !crate::multilabel::is_multilabel_record(&names, &opts.mapping) {
         return None;
     }
-    let quoted = |s: &str| {
-        if s.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
     let mut out = names
         .iter()
-        .map(|n| quoted(n))
+        .map(|n| as_csv::quoted(n))
         .collect::<Vec<_>>()
         .join(",");
     let rows = cols.first().map_or(0, |c| c.rows);
@@ -150,22 +142,7 @@ fn multilabel_text(cols: &[ArrCol], opts: &Options) -> Option<Vec<u8>> {
                     out.push(',');
                 }
                 first = false;
-                let i = r * c.width + j;
-                match &c.data {
-                    Column::Int(v) => {
-                        let _ = write!(out, "{}", v[i]);
-                    }
-                    Column::Text(v) => out.push_str(&quoted(&v[i])),
-                    Column::Other { type_name, .. } => {
-                        let _ = write!(out, "({type_name})");
-                    }
-                    other => {
-                        let x = other.get(i);
-                        if !x.is_nan() {
-                            let _ = write!(out, "{x:?}");
-                        }
-                    }
-                }
+                as_csv::write_cell(&mut out, &c.data, r * c.width + j);
             }
         }
     }

@@ -101,27 +101,37 @@ pub fn table_as_csv(name: &str, bytes: Vec<u8>) -> Result<String, ParseErrors> {
             if i > 0 {
                 out.push(',');
             }
-            match &c.data {
-                Column::Int(v) => {
-                    let _ = write!(out, "{}", v[r]);
-                }
-                Column::Text(v) => out.push_str(&quoted(&v[r])),
-                other => {
-                    let x = other.get(r);
-                    if !x.is_nan() {
-                        let _ = write!(out, "{x:?}");
-                    }
-                }
-            }
+            write_cell(&mut out, &c.data, r);
         }
         out.push('\n');
     }
     Ok(out)
 }
 
+/// Value `i` of a column as a CSV field: integers and text as they are (text
+/// quoted when needed), floats so that they read back to the same bits, a null
+/// number (NaN) empty, an unread type as `(type name)` for the reader to refuse.
+pub(super) fn write_cell(out: &mut String, data: &Column, i: usize) {
+    match data {
+        Column::Int(v) => {
+            let _ = write!(out, "{}", v[i]);
+        }
+        Column::Text(v) => out.push_str(&quoted(&v[i])),
+        Column::Other { type_name, .. } => {
+            let _ = write!(out, "({type_name})");
+        }
+        other => {
+            let x = other.get(i);
+            if !x.is_nan() {
+                let _ = write!(out, "{x:?}");
+            }
+        }
+    }
+}
+
 /// A CSV field: quoted (quotes doubled) when it holds a delimiter, a quote or a
 /// line break.
-fn quoted(s: &str) -> String {
+pub(super) fn quoted(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
