@@ -29,4 +29,4 @@ if [ "$update" = 1 ]; then
   cp "$out/refs.json" crates/core/tests/refs/dirichlet_peers.json
   echo "copied to crates/core/tests/refs/dirichlet_peers.json"
 fi
-CALIBSCOPE_DIRICHLET_PEERS="$PWD/$out/refs.json" cargo test --release --locked -p calibscope-core --test dirichlet_peers
+CALIBSCOPE_DIRICHLET_PEERS="$PWD/$out/refs.json" cargo test --release --locked -p calibscope-core --test core dirichlet_peers::

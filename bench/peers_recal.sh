@@ -23,4 +23,4 @@ if [ "$update" = 1 ]; then
   cp "$out/refs.json" crates/core/tests/refs/recal_peers.json
   echo "copied to crates/core/tests/refs/recal_peers.json"
 fi
-CALIBSCOPE_RECAL_PEERS="$PWD/$out/refs.json" cargo test --release --locked -p calibscope-core --test recal_peers
+CALIBSCOPE_RECAL_PEERS="$PWD/$out/refs.json" cargo test --release --locked -p calibscope-core --test core recal_peers::

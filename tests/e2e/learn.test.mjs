@@ -127,11 +127,11 @@ test('beyond-ECE lab: Perfect/Uniform at N = 10,000 over 100 repetitions', async
 // The reproduction of the paper's Tables 5, 8 and 9: every cell has the paper's
 // value, ours, the SE and a verdict that follows the stated rule, and every number
 // equals the native reproduction's (target/lab_repro.json, written by
-// `cargo test --release -p calibscope-core --test lab_repro`).
+// `cargo test --release -p calibscope-core --test core lab_repro::`).
 test('beyond-ECE lab: the paper\'s Tables 5, 8 and 9 reproduced cell by cell', async () => {
   const jsonPath = path.join(repo, 'target/lab_repro.json');
   if (!existsSync(jsonPath)) {
-    throw new Error(`${jsonPath} is missing: run cargo test --release --locked -p calibscope-core --test lab_repro first`);
+    throw new Error(`${jsonPath} is missing: run cargo test --release --locked -p calibscope-core --test core lab_repro:: first`);
   }
   const native = JSON.parse(readFileSync(jsonPath, 'utf8'));
   assert.equal(native.cells.length, 800);

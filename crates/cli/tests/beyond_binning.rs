@@ -3,7 +3,7 @@
 //! errors, the same seed giving the same intervals, a record that verifies and a
 //! tampered interval caught by `verify`, and the two new SVG diagrams.
 
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Output;

@@ -5,7 +5,7 @@
 //! --flips-temperature-first` writes a section that `verify` confirms, and top-label
 //! input is refused with a located reason.
 
-mod support;
+use crate::support;
 
 use calibscope_test_support::shared_path;
 use serde_json::Value;

@@ -5,8 +5,7 @@
 //! difference in an old record still fails.
 
 // the golden records and their data are in this repository: no fixture locator
-#[allow(unused_imports)]
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -2,8 +2,7 @@
 //! Markdown per-group table, records that carry the grouping and `verify` that
 //! recomputes it, and a located error for a column that is not there.
 
-#[allow(unused_imports)] // (the shared folder is not used here)
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::path::PathBuf;
 use support::calibscope;

@@ -3,7 +3,7 @@
 //! code verifies with `calibscope verify`, and one written by `calibscope audit
 //! --record` verifies with the app's "Verify a record" code, every value identical.
 
-mod support;
+use crate::support;
 use calibscope_audit::FlipsSettings;
 use calibscope_engine::record::verified;
 use calibscope_engine::Session;

@@ -4,8 +4,7 @@
 //! audit of the pooled pairs; `--multilabel` names pairs whatever their names;
 //! records verify; a bad cell is a located error.
 
-#[allow(unused_imports)] // (the shared folder is not used here)
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::path::PathBuf;
 use support::calibscope;

@@ -3,7 +3,7 @@
 //! to the core's fits on the calibration rows the CSV marks, Venn–Abers' interval
 //! columns, `--bins N|auto` with cross-fitting, and located errors for bad flags.
 
-mod support;
+use crate::support;
 use calibscope_core::recal::beta::fit_beta;
 use calibscope_core::recal::histogram::fit_histogram;
 use calibscope_core::recal::sigmoid;

@@ -4,7 +4,7 @@
 //! the parameters file reports, chosen by cross-validation), and a located refusal
 //! for binary input.
 
-mod support;
+use crate::support;
 use calibscope_core::recal::scaling::{fit_scaling, Odir, ScalingKind, FINAL};
 use calibscope_core::recal::scaling_map::inputs;
 use calibscope_core::{PredictionSet, Scores, Source, Values};

@@ -1,7 +1,7 @@
 //! Sharing from the terminal: `audit --record` then `verify` (honest, tampered and
 //! other data), and the HTML report's safety (`audit --html`).
 
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Output;

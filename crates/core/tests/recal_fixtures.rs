@@ -14,7 +14,7 @@ use calibscope_core::Values;
 use serde_json::Value;
 use std::path::PathBuf;
 
-mod recal_support;
+use crate::recal_support;
 
 use recal_support::{
     calibration_split, expected, fixtures, load_csv, load_npy_pair, load_structured, Set,

@@ -15,8 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-#[allow(dead_code)] // the loaders only
-mod recal_support;
+use crate::recal_support;
 
 use recal_support::{fixtures, floats, load_csv, load_npy_pair, load_structured, Set};
 

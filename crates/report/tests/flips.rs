@@ -4,7 +4,7 @@
 //! files parse back to the record's values; the record's explicit theme is honoured;
 //! the report still has no script and its CSP.
 
-mod support;
+use crate::support;
 
 use calibscope_audit::{
     audit_document, flips_summary, record_tables, AuditOptions, FlipsSettings, Producer, Record,
