@@ -64,7 +64,9 @@ fi
 chromium --version
 
 step "building the app (cargo xtask dist)"
-cargo xtask dist
+# the xtask binary the native tests built (its tests/serve.rs needs it): `cargo xtask`
+# would build it again, its dependencies' features resolved for xtask alone (~90 s)
+target/release/xtask dist
 
 step "browser tests (playwright-core + chromium, node --test)"
 portfile="$(mktemp)"

@@ -170,7 +170,10 @@ trait SortedSums {
     fn copies(&self, q: usize) -> usize;
     /// `(q, C(q))`: the sorted position holding resample index `e` (`C(q) <= e <
     /// C(q + 1)`, `C` the copies before a position), or `(len, n)` for `e = n`.
-    fn locate(&self, e: usize) -> (usize, usize);
+    /// `from` is a known answer for an index `<= e` (`(0, 0)` at the start): the
+    /// search resumes there when it is past the block `e` falls in, so a walk over
+    /// increasing indices scans each position once however many bins it cuts.
+    fn locate(&self, e: usize, from: (usize, usize)) -> (usize, usize);
     /// Rows of the resample (`n`).
     fn total(&self) -> usize;
 }
@@ -215,8 +218,8 @@ impl<C: Copy + Into<u64>> SortedSums for PlainSums<'_, C> {
         Into::<u64>::into(self.counts[q]) as usize
     }
 
-    fn locate(&self, e: usize) -> (usize, usize) {
-        locate_in(&self.before, PLAIN_BLOCK, self.counts.len(), e, |q| {
+    fn locate(&self, e: usize, from: (usize, usize)) -> (usize, usize) {
+        locate_in(&self.before, PLAIN_BLOCK, self.counts.len(), e, from, |q| {
             self.copies(q)
         })
     }
@@ -227,16 +230,21 @@ impl<C: Copy + Into<u64>> SortedSums for PlainSums<'_, C> {
 }
 
 /// [`SortedSums::locate`] from the copies before every `block`-th position: a binary
-/// search for the block, then a short scan.
+/// search for the block, then a scan from the block's start or from `from` (the
+/// answer for an index `<= e`, hence at or before this one), whichever is later.
 fn locate_in(
     before: &[usize],
     block: usize,
     len: usize,
     e: usize,
+    from: (usize, usize),
     copies: impl Fn(usize) -> usize,
 ) -> (usize, usize) {
     let k = before.partition_point(|&c| c <= e) - 1;
     let (mut q, mut ahead) = ((k * block).min(len), before[k]);
+    if from.0 > q {
+        (q, ahead) = from;
+    }
     while q < len && ahead + copies(q) <= e {
         ahead += copies(q);
         q += 1;
@@ -291,13 +299,13 @@ fn walk_bins(
             let n = sums.total();
             let len = r.len();
             let mut start = 0usize;
-            let (mut qs, mut cs) = sums.locate(0);
+            let (mut qs, mut cs) = sums.locate(0, (0, 0));
             for b in 0..m {
                 let end = mass_bin_start(b + 1, n, m);
                 if end == start {
                     continue;
                 }
-                let (qe, ce) = sums.locate(end);
+                let (qe, ce) = sums.locate(end, (qs, cs));
                 let (mut sum, mut succ) = (0.0, 0u64);
                 let mut add = |q: usize, copies: usize| {
                     sum += copies as f64 * r.forecast[q];
@@ -459,9 +467,11 @@ impl SortedSums for BlockIndex<'_> {
         with_counts!(self.sample.counts, c => Into::<u64>::into(c[q]) as usize)
     }
 
-    fn locate(&self, e: usize) -> (usize, usize) {
+    fn locate(&self, e: usize, from: (usize, usize)) -> (usize, usize) {
         let len = self.sample.reading.len();
-        locate_in(&self.blocks.before, INDEX_BLOCK, len, e, |q| self.copies(q))
+        locate_in(&self.blocks.before, INDEX_BLOCK, len, e, from, |q| {
+            self.copies(q)
+        })
     }
 
     fn total(&self) -> usize {
