@@ -4,8 +4,11 @@
 // at its two bin counts), then from the click on "Check these flips against noise"
 // to the matrices' marks (every binned metric that flips, at every bin count): the
 // worker's paired bootstrap, 1000 replicates of every model's readings, run in
-// slices; and the longest main-thread task meanwhile (the page must stay
-// responsive). Not part of the test suite.
+// slices; then, on LinCE^cw equal-mass (the costliest: every class reading), a
+// slider step of m against the pinned reference (the worker keeps the bin counts'
+// replicates, so only the new m runs) and a step back to the m seen before; and the
+// longest main-thread task meanwhile (the page must stay responsive). Not part of
+// the test suite.
 //
 // Usage: CALIBSCOPE_URL=http://127.0.0.1:PORT node bench/flips_noise_browser.mjs [--runs N]
 import path from 'node:path';
@@ -16,6 +19,8 @@ const file = path.join(repo, 'assets/examples/digits_zoo_probs.csv');
 const browser = await launch();
 const ranking = [];
 const matrices = [];
+const step = [];
+const back = [];
 let longest = 0;
 const settled = (page) => page.waitForFunction(() => !document.querySelector('#flips-noise-status')
   && document.querySelectorAll('[data-metric$=".within_noise"]').length > 0
@@ -39,8 +44,23 @@ for (let r = 0; r < runs; r++) {
     null, { timeout: 600000, polling: 50 });
   await settled(page);
   const t2 = await now();
+  await page.selectOption('#flips-metric', 'lince_cw');
+  await page.check('#flips-binning-mass');
+  await idle(page);
+  await page.locator('#flips-m-slider').focus();
+  await page.keyboard.press('Home');
+  await idle(page);
+  const t3 = await now();
+  await page.keyboard.press('ArrowRight');
+  await idle(page);
+  const t4 = await now();
+  await page.keyboard.press('ArrowLeft');
+  await idle(page);
+  const t5 = await now();
   ranking.push(t1 - t0);
   matrices.push(t2 - t1);
+  step.push(t4 - t3);
+  back.push(t5 - t4);
   longest = Math.max(longest, await page.evaluate(() => window.__longest));
   await context.close();
 }
@@ -50,5 +70,7 @@ console.log(JSON.stringify({
   runs,
   ranking_median_ms: median(ranking), ranking_ms: ranking.map(Math.round),
   matrices_median_ms: median(matrices), matrices_ms: matrices.map(Math.round),
+  lince_cw_mass_step_median_ms: median(step), step_ms: step.map(Math.round),
+  step_back_median_ms: median(back), back_ms: back.map(Math.round),
   longest_task_ms: Math.round(longest),
 }));

@@ -30,7 +30,7 @@
 
 mod staged;
 
-pub use staged::NoiseStaged;
+pub use staged::{BinReplicates, NoiseStaged};
 
 use crate::beyond_binning::bootstrap_json;
 use calibscope_core::binning::Binning;

@@ -12,18 +12,57 @@
 //! `metrics.<metric>.noise.stable_share`.
 
 use calibscope_audit::complete_values;
-use calibscope_audit::flips_noise::NoiseStaged;
+use calibscope_audit::flips_noise::{BinReplicates, NoiseStaged};
+use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::BootstrapSettings;
-use calibscope_core::sweep::{clip_bins, RankedMetric};
+use calibscope_core::sweep::{clip_bins, RankedMetric, SweepMetric};
 use calibscope_proto::flips::{FlipsNoise, FlipsNoiseRequest};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::Session;
+
+/// What a bin count's replicates are kept under: the metric, the binning, whether
+/// the models were temperature-scaled first, and the bin count (the bootstrap is
+/// always the default one).
+type NoiseKey = (SweepMetric, Binning, bool, usize);
+
+/// The bin counts' replicates of the data set's finished noise runs, newest last, at
+/// most [`NoiseMemory::CAPACITY`] (a slider step then runs only the new bin count,
+/// not the pinned reference again). A job holds the memory of the session that
+/// started it, so a job finishing after another data set was opened keeps its
+/// replicates in the old session's memory, which nothing reads.
+#[derive(Clone, Default)]
+pub struct NoiseMemory(Rc<RefCell<VecDeque<(NoiseKey, BinReplicates)>>>);
+
+impl NoiseMemory {
+    /// Bin counts kept (a metric's replicates of 12 models are ~200 KB).
+    const CAPACITY: usize = 48;
+
+    fn get(&self, key: &NoiseKey) -> Option<BinReplicates> {
+        let kept = self.0.borrow();
+        kept.iter().find(|(k, _)| k == key).map(|(_, r)| r.clone())
+    }
+
+    fn keep(&self, key: NoiseKey, replicates: BinReplicates) {
+        let mut kept = self.0.borrow_mut();
+        kept.retain(|(k, _)| *k != key);
+        if kept.len() == Self::CAPACITY {
+            kept.pop_front();
+        }
+        kept.push_back((key, replicates));
+    }
+}
 
 /// A flips-noise computation in progress: the staged bootstrap and what to answer.
 pub struct NoiseJob {
     pub id: u64,
     staged: NoiseStaged,
+    /// Where the bin counts run here are kept when the job finishes.
+    memory: NoiseMemory,
+    binning: Binning,
     answer: FlipsNoise,
     /// Per metric asked, why it has no values (`None`: it is in the staged run).
     unavailable: Vec<Option<String>>,
@@ -41,8 +80,19 @@ impl NoiseJob {
         self.staged.progress()
     }
 
-    /// The answer (runs any replicate left).
-    pub fn finish(self) -> FlipsNoise {
+    /// The bin counts whose replicates this job runs (the others were kept).
+    pub fn running(&self) -> &[usize] {
+        self.staged.running()
+    }
+
+    /// The answer (runs any replicate left); the replicates run are kept for later
+    /// requests of the same session.
+    pub fn finish(mut self) -> FlipsNoise {
+        self.staged.run_all();
+        let tf = self.answer.temperature_first;
+        for (metric, m, reps) in self.staged.computed() {
+            self.memory.keep((metric, self.binning, tf, m), reps);
+        }
         let mut sections = self.staged.finish().into_iter();
         let mut answer = self.answer;
         answer.metrics = answer
@@ -63,7 +113,8 @@ impl NoiseJob {
 
 impl Session {
     /// Starts the flips noise of `request` with the CLI's default bootstrap (the
-    /// replicates are run by [`NoiseJob::step`]). Errors on an unknown metric, no bin
+    /// replicates are run by [`NoiseJob::step`]; bin counts kept from earlier runs
+    /// of this session are not run again). Errors on an unknown metric, no bin
     /// count, or models that cannot be temperature-scaled first.
     pub fn flips_noise_start(
         &mut self,
@@ -97,18 +148,22 @@ impl Session {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let ranked: Vec<(RankedMetric, &[Vec<f64>])> =
             ranked.iter().map(|(m, v)| (*m, v.as_slice())).collect();
+        let memory = self.noise_memory.clone();
         let sets = self.flips_sets(tf)?;
-        let staged = NoiseStaged::new(
+        let staged = NoiseStaged::with_known(
             &sets,
             &names,
             &ranked,
             binning,
             &bins,
             &BootstrapSettings::default(),
+            &|metric, m| memory.get(&(metric, binning, tf, m)),
         );
         Ok(NoiseJob {
             id,
             staged,
+            memory,
+            binning,
             answer: FlipsNoise {
                 binning,
                 bins,

@@ -103,6 +103,69 @@ fn the_noise_in_slices_is_the_clis() {
     }
 }
 
+/// Asserts that `answer` is the CLI's noise of the whole request.
+fn assert_is_the_clis(
+    answer: &FlipsNoise,
+    ds: &calibscope_io::Dataset,
+    tf: bool,
+    binning: Binning,
+    bins: &[usize],
+) {
+    let want = cli(ds, tf, binning, bins);
+    let mut sections = 0;
+    for ((name, got), want) in answer.metrics.iter().zip(&want) {
+        match want {
+            Some(want) => {
+                assert_eq!(got, want, "{name}, tf {tf}, {bins:?}");
+                sections += usize::from(got["pair_order"].is_object());
+            }
+            None => assert!(got["unavailable"].is_string(), "{name}"),
+        }
+    }
+    assert!(sections > 0, "no section compared");
+}
+
+#[test]
+fn kept_bin_counts_are_not_run_again_and_answer_the_same() {
+    let ds = dataset("fixtures/multi/digits_zoo_probs.csv");
+    let n = ds.models[0].1.n();
+    let (tf, binning) = (false, Binning::Mass);
+    let mut session = Session::new(ds.clone());
+    // the pinned reference (clipped to n) and a first m
+    let first = session
+        .flips_noise_start(1, &request(tf, binning, &[5, 2000]))
+        .unwrap();
+    assert_eq!(first.running(), &[5, n]);
+    first.finish();
+    // the same question again: nothing runs, the answer is the CLI's
+    let job = session
+        .flips_noise_start(2, &request(tf, binning, &[5, 2000]))
+        .unwrap();
+    assert_eq!((job.running(), job.progress()), (&[][..], (0, 0)));
+    assert_is_the_clis(&job.finish(), &ds, tf, binning, &[5, 2000]);
+    // m moved against the pinned reference: only the new bin count runs
+    let job = session
+        .flips_noise_start(3, &request(tf, binning, &[20, 2000]))
+        .unwrap();
+    assert_eq!((job.running(), job.progress()), (&[20][..], (0, 1000)));
+    assert_is_the_clis(&job.finish(), &ds, tf, binning, &[20, 2000]);
+    // another binning, or the models scaled first, share nothing with these
+    let job = session
+        .flips_noise_start(4, &request(tf, Binning::Width, &[5, 2000]))
+        .unwrap();
+    assert_eq!(job.running(), &[5, n]);
+    let job = session
+        .flips_noise_start(5, &request(true, binning, &[5, 2000]))
+        .unwrap();
+    assert_eq!(job.running().len(), 2);
+    // a new data set starts with nothing kept
+    let mut fresh = Session::new(ds.clone());
+    let job = fresh
+        .flips_noise_start(6, &request(tf, binning, &[5, 2000]))
+        .unwrap();
+    assert_eq!(job.running(), &[5, n]);
+}
+
 #[test]
 fn bad_requests_are_refused() {
     let mut session = Session::new(dataset("fixtures/multi/digits_zoo_probs.csv"));

@@ -234,6 +234,8 @@ pub struct Session {
     aggregate: Option<Box<aggregate::AggregateState>>,
     /// The Slices view's groups and the last brush's bin index.
     slices: slices::SlicesCache,
+    /// The flips noise's replicates by bin count, kept between slider steps.
+    noise_memory: flips_noise::NoiseMemory,
 }
 
 impl Session {
@@ -270,6 +272,7 @@ impl Session {
             audits: Default::default(),
             aggregate: None,
             slices: Default::default(),
+            noise_memory: Default::default(),
         }
     }
 

@@ -4,6 +4,12 @@
 //! [`NoiseStaged::step`] runs the next replicates of every model at once (paired: the
 //! same rows), and [`NoiseStaged::finish`] gives the noise sections exactly as
 //! [`super::noise_sections`] does (which runs the same object on all its threads).
+//!
+//! A replicate's value at one bin count does not depend on the other bin counts
+//! asked (the draws are the seed's), so a caller that kept a bin count's replicates
+//! ([`NoiseStaged::computed`]) gives them back ([`NoiseStaged::with_known`]) and only
+//! the other bin counts run: the flips view's slider moves `m` against a pinned
+//! reference whose replicates are then computed once.
 
 use calibscope_core::binning::Binning;
 use calibscope_core::bootstrap::{
@@ -17,8 +23,11 @@ use std::ops::Range;
 
 use super::{metrics_on, sections, Reps};
 
-/// One replicate's values: `[model][bin][binned metric]`.
+/// One replicate's values: `[model][bin count computed][binned metric]`.
 type Row = Vec<Vec<Vec<Option<f64>>>>;
+
+/// A binned metric's replicate values at one bin count, `[model][replicate]`.
+pub type BinReplicates = Vec<Vec<Option<f64>>>;
 
 /// The noise of a ranking, run in slices of replicates.
 pub struct NoiseStaged {
@@ -28,12 +37,19 @@ pub struct NoiseStaged {
     binned: Vec<SweepMetric>,
     binning: Binning,
     bins: Vec<usize>,
+    /// Per bin count of `bins`, the caller's replicates of every binned metric
+    /// (`[metric][model][replicate]`), or `None`: run here.
+    known: Vec<Option<Vec<BinReplicates>>>,
+    /// The bin counts run here (those of `bins` without `known`), in order.
+    todo: Vec<usize>,
+    /// No replicate can be had (no binned metric, no samples, or none asked).
+    empty: bool,
     settings: BootstrapSettings,
     /// Model `i`'s readings among the replicates' (every model's, one after the
     /// other, the confidence reading first).
     spans: Vec<Range<usize>>,
-    /// The replicates to run: `settings.replicates`, or none when no replicate can
-    /// run (no binned metric, no samples, or no replicates asked).
+    /// The replicates to run: `settings.replicates`, or none when `empty` or every
+    /// bin count is known.
     replicates: SlicedReplicates<Row>,
 }
 
@@ -64,6 +80,23 @@ impl NoiseStaged {
         bins: &[usize],
         settings: &BootstrapSettings,
     ) -> NoiseStaged {
+        Self::with_known(sets, names, ranked, binning, bins, settings, &|_, _| None)
+    }
+
+    /// As [`NoiseStaged::new`], given `known(metric, m)`: replicates of `metric` at
+    /// bin count `m` that the caller kept from a run on the same models, binning and
+    /// bootstrap settings ([`NoiseStaged::computed`]). A bin count runs here unless
+    /// every binned metric of `ranked` is known there (with one row per model and
+    /// `settings.replicates` values each).
+    pub fn with_known(
+        sets: &[&PredictionSet],
+        names: &[&str],
+        ranked: &[(RankedMetric, &[Vec<f64>])],
+        binning: Binning,
+        bins: &[usize],
+        settings: &BootstrapSettings,
+        known: &dyn Fn(SweepMetric, usize) -> Option<BinReplicates>,
+    ) -> NoiseStaged {
         let binned: Vec<SweepMetric> = ranked
             .iter()
             .filter_map(|(m, _)| match m {
@@ -74,22 +107,45 @@ impl NoiseStaged {
         let empty = settings.replicates == 0
             || binned.is_empty()
             || sets.first().is_none_or(|s| s.n() == 0);
+        let shaped = |r: &BinReplicates| {
+            r.len() == sets.len() && r.iter().all(|v| v.len() == settings.replicates)
+        };
+        let known: Vec<Option<Vec<BinReplicates>>> = bins
+            .iter()
+            .map(|&m| {
+                let all: Option<Vec<BinReplicates>> = binned
+                    .iter()
+                    .map(|&metric| known(metric, m).filter(|r| shaped(r)))
+                    .collect();
+                all.filter(|_| !empty)
+            })
+            .collect();
+        let todo: Vec<usize> = bins
+            .iter()
+            .zip(&known)
+            .filter(|(_, k)| k.is_none())
+            .map(|(&m, _)| m)
+            .collect();
+        let run = !empty && !todo.is_empty();
         let classwise = binned.iter().any(|m| m.is_classwise());
         let (mut readings, mut spans) = (Vec::new(), Vec::new());
-        if !empty {
-            for set in sets {
-                let start = readings.len();
+        for set in sets {
+            let start = readings.len();
+            if run {
                 readings.extend(model_readings(set, classwise));
-                spans.push(start..readings.len());
             }
+            spans.push(start..readings.len());
         }
-        let total = if empty { 0 } else { settings.replicates };
+        let total = if run { settings.replicates } else { 0 };
         NoiseStaged {
             names: names.iter().map(|s| s.to_string()).collect(),
             ranked: ranked.iter().map(|(m, v)| (*m, v.to_vec())).collect(),
             binned,
             binning,
             bins: bins.to_vec(),
+            known,
+            todo,
+            empty,
             settings: *settings,
             spans,
             replicates: SlicedReplicates::new(readings, settings, total),
@@ -101,9 +157,18 @@ impl NoiseStaged {
         self.replicates.progress()
     }
 
+    /// The bin counts whose replicates run here (none known).
+    pub fn running(&self) -> &[usize] {
+        if self.empty {
+            &[]
+        } else {
+            &self.todo
+        }
+    }
+
     /// Runs the next `count` replicates (fewer at the end) on the calling thread.
     pub fn step(&mut self, count: usize) {
-        let (spans, bins, binned) = (&self.spans, &self.bins, &self.binned);
+        let (spans, bins, binned) = (&self.spans, &self.todo, &self.binned);
         let binning = self.binning;
         self.replicates
             .step(count, |s| row(spans, bins, binned, binning, s));
@@ -111,7 +176,7 @@ impl NoiseStaged {
 
     /// Runs every replicate left, on `settings.threads` threads when none has run.
     pub fn run_all(&mut self) {
-        let (spans, bins, binned) = (&self.spans, &self.bins, &self.binned);
+        let (spans, bins, binned) = (&self.spans, &self.todo, &self.binned);
         let binning = self.binning;
         self.replicates
             .run_all(|s| row(spans, bins, binned, binning, s));
@@ -121,14 +186,13 @@ impl NoiseStaged {
     /// first).
     pub fn finish(mut self) -> Vec<Value> {
         self.run_all();
-        let rows = self.replicates.rows();
-        let reps: Option<Vec<Reps>> = (self.replicates.total() > 0).then(|| {
+        let reps: Option<Vec<Reps>> = (!self.empty).then(|| {
             (0..self.binned.len())
                 .map(|q| {
                     (0..self.spans.len())
                         .map(|i| {
                             (0..self.bins.len())
-                                .map(|j| rows.iter().map(|r| r[i][j][q]).collect())
+                                .map(|j| self.replicates_at(q, i, j))
                                 .collect()
                         })
                         .collect()
@@ -143,6 +207,42 @@ impl NoiseStaged {
             &self.settings,
             reps,
         )
+    }
+}
+
+impl NoiseStaged {
+    /// Binned metric `q`'s replicates of model `i` at `bins[j]`: the caller's, or
+    /// those run here.
+    fn replicates_at(&self, q: usize, i: usize, j: usize) -> Vec<Option<f64>> {
+        match &self.known[j] {
+            Some(known) => known[q][i].clone(),
+            None => {
+                let t = self.known[..j].iter().filter(|k| k.is_none()).count();
+                let rows = self.replicates.rows();
+                rows.iter().map(|r| r[i][t][q]).collect()
+            }
+        }
+    }
+
+    /// The replicates run here, once every one has run: `(metric, m, [model][replicate])`
+    /// for each binned metric and bin count not known (for [`NoiseStaged::with_known`]).
+    pub fn computed(&self) -> Vec<(SweepMetric, usize, BinReplicates)> {
+        if self.empty || !self.replicates.is_finished() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (j, &m) in self.bins.iter().enumerate() {
+            if self.known[j].is_some() {
+                continue;
+            }
+            for (q, &metric) in self.binned.iter().enumerate() {
+                let reps = (0..self.spans.len())
+                    .map(|i| self.replicates_at(q, i, j))
+                    .collect();
+                out.push((metric, m, reps));
+            }
+        }
+        out
     }
 }
 
