@@ -45,7 +45,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "native tests (unit, property, fixtures, CLI, the worker's engine, doctests; the SQL query run by DuckDB, pinned, pip-installed into a throwaway venv)"
 # calibscope-web is the wasm binary's root (natively a one-line main, no tests): not
 # linked natively here
-CALIBSCOPE_SQL_ENGINES=1 cargo test --workspace --exclude calibscope-web --locked --release
+# (the examples are not built here: the clippy step above checks that they compile)
+CALIBSCOPE_SQL_ENGINES=1 cargo test --workspace --exclude calibscope-web --locked --release --lib --bins --tests
+cargo test --workspace --exclude calibscope-web --locked --release --doc
 
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 step "wasm32 target"
