@@ -12,6 +12,10 @@
 //! `|x - round(x)| <= 1e-7·65536`, else `floor(x)`, clamped to `[0, 65535]`.
 //! The engine does not validate the rows (labels outside `0..k`, NaN, rows that do
 //! not sum to 1): check the table first, or audit a sample of it as a file.
+//!
+//! Floating-point sums use the engine's compensated sum where it has one (DuckDB's
+//! `fsum`, Kahan–Babuška), as calibscope's own aggregate does: the two then agree to
+//! a few units in the last place per cell, whatever order each engine adds in.
 
 use crate::{CLASS_LIMIT, FORMAT, GRID};
 use calibscope_core::beyond::CONFIDENCE_CLIP;
@@ -53,6 +57,14 @@ impl Dialect {
             Dialect::Postgres => "DOUBLE PRECISION",
             Dialect::BigQuery => "FLOAT64",
             _ => "DOUBLE",
+        }
+    }
+
+    /// The sum of DOUBLE values: compensated where the engine has it.
+    fn sum(self) -> &'static str {
+        match self {
+            Dialect::DuckDb => "fsum",
+            _ => "SUM",
         }
     }
 
@@ -346,17 +358,26 @@ FROM (SELECT *, {cc} AS cc FROM ({stage3}) s3) t CROSS JOIN {}",
     let sums = crate::table::global_sums();
     let sums: Vec<String> = sums
         .iter()
-        .map(|c| format!("SUM({c}) AS {}", q(c)))
+        .map(|c| {
+            // tp, fp, fn count rows: integers, summed exactly by any engine
+            let sum = if matches!(*c, "tp" | "fp" | "fn") {
+                "SUM"
+            } else {
+                d.sum()
+            };
+            format!("{sum}({c}) AS {}", q(c))
+        })
         .collect();
     Ok(format!(
         "-- {FORMAT}: calibscope's aggregate of {table} (one pass; GROUP BY model, reading, class, cell)\n\
 SELECT '{FORMAT}' AS format, model, '{kind}' AS kind, {k_expr} AS k, reading, class, cell,\n  \
-COUNT(*) AS n, SUM(u) AS sum_u, SUM(o) AS sum_o, SUM((u - o) * (u - o)) AS sum_sq, MIN(u) AS min_u, MAX(u) AS max_u,\n  \
+COUNT(*) AS n, {fsum}(u) AS sum_u, SUM(o) AS sum_o, {fsum}((u - o) * (u - o)) AS sum_sq, MIN(u) AS min_u, MAX(u) AS max_u,\n  \
 {}\n\
 FROM (SELECT *, {cell} AS cell FROM ({expanded}) x) w\n\
 GROUP BY model, reading, class, cell\n\
 ORDER BY model, reading, class, cell\n",
         sums.join(", "),
         table = spec.table,
+        fsum = d.sum(),
     ))
 }
