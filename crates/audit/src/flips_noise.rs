@@ -126,9 +126,9 @@ pub fn noise_sections(
     bins: &[usize],
     settings: &BootstrapSettings,
 ) -> Vec<Value> {
-    let mut run = NoiseStaged::new(sets, names, ranked, binning, bins, settings);
-    run.run_all();
-    run.finish()
+    NoiseStaged::new(sets, names, ranked, binning, bins, settings, &|_, _| None)
+        .finish()
+        .0
 }
 
 /// The sections of `ranked` given the replicates `reps[q][model][bin][replicate]` of

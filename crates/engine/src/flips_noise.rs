@@ -87,13 +87,13 @@ impl NoiseJob {
 
     /// The answer (runs any replicate left); the replicates run are kept for later
     /// requests of the same session.
-    pub fn finish(mut self) -> FlipsNoise {
-        self.staged.run_all();
+    pub fn finish(self) -> FlipsNoise {
+        let (sections, computed) = self.staged.finish();
         let tf = self.answer.temperature_first;
-        for (metric, m, reps) in self.staged.computed() {
+        for (metric, m, reps) in computed {
             self.memory.keep((metric, self.binning, tf, m), reps);
         }
-        let mut sections = self.staged.finish().into_iter();
+        let mut sections = sections.into_iter();
         let mut answer = self.answer;
         answer.metrics = answer
             .metrics
@@ -150,7 +150,7 @@ impl Session {
             ranked.iter().map(|(m, v)| (*m, v.as_slice())).collect();
         let memory = self.noise_memory.clone();
         let sets = self.flips_sets(tf)?;
-        let staged = NoiseStaged::with_known(
+        let staged = NoiseStaged::new(
             &sets,
             &names,
             &ranked,

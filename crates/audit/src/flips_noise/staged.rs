@@ -7,7 +7,7 @@
 //!
 //! A replicate's value at one bin count does not depend on the other bin counts
 //! asked (the draws are the seed's), so a caller that kept a bin count's replicates
-//! ([`NoiseStaged::computed`]) gives them back ([`NoiseStaged::with_known`]) and only
+//! (from [`NoiseStaged::finish`]) gives them back ([`NoiseStaged::new`]) and only
 //! the other bin counts run: the flips view's slider moves `m` against a pinned
 //! reference whose replicates are then computed once.
 
@@ -71,24 +71,13 @@ fn model_readings(set: &PredictionSet, classwise: bool) -> Vec<BootReading> {
 
 impl NoiseStaged {
     /// The noise of `ranked` (each metric with its point values `values[j][i]`, model
-    /// `i` at `bins[j]`) for `sets` named `names` (two or more, on the same samples).
+    /// `i` at `bins[j]`) for `sets` named `names` (two or more, on the same samples),
+    /// given `known(metric, m)`: replicates of `metric` at bin count `m` that the
+    /// caller kept from a run on the same models, binning and bootstrap settings (the
+    /// second part of [`NoiseStaged::finish`]; `&|_, _| None` when it kept none). A
+    /// bin count runs here unless every binned metric of `ranked` is known there
+    /// (with one row per model and `settings.replicates` values each).
     pub fn new(
-        sets: &[&PredictionSet],
-        names: &[&str],
-        ranked: &[(RankedMetric, &[Vec<f64>])],
-        binning: Binning,
-        bins: &[usize],
-        settings: &BootstrapSettings,
-    ) -> NoiseStaged {
-        Self::with_known(sets, names, ranked, binning, bins, settings, &|_, _| None)
-    }
-
-    /// As [`NoiseStaged::new`], given `known(metric, m)`: replicates of `metric` at
-    /// bin count `m` that the caller kept from a run on the same models, binning and
-    /// bootstrap settings ([`NoiseStaged::computed`]). A bin count runs here unless
-    /// every binned metric of `ranked` is known there (with one row per model and
-    /// `settings.replicates` values each).
-    pub fn with_known(
         sets: &[&PredictionSet],
         names: &[&str],
         ranked: &[(RankedMetric, &[Vec<f64>])],
@@ -183,8 +172,10 @@ impl NoiseStaged {
     }
 
     /// The noise sections, one per metric of `ranked` (running any replicate left
-    /// first).
-    pub fn finish(mut self) -> Vec<Value> {
+    /// first), and the replicates run here, `(metric, m, [model][replicate])` for each
+    /// binned metric at each bin count that was not known (to give back to
+    /// [`NoiseStaged::new`] later).
+    pub fn finish(mut self) -> (Vec<Value>, Vec<(SweepMetric, usize, BinReplicates)>) {
         self.run_all();
         let reps: Option<Vec<Reps>> = (!self.empty).then(|| {
             (0..self.binned.len())
@@ -199,18 +190,29 @@ impl NoiseStaged {
                 })
                 .collect()
         });
-        sections(
+        let mut computed = Vec::new();
+        if let Some(reps) = &reps {
+            for (j, &m) in self.bins.iter().enumerate() {
+                if self.known[j].is_some() {
+                    continue;
+                }
+                for (metric, reps) in self.binned.iter().zip(reps) {
+                    let by_model = reps.iter().map(|model| model[j].clone()).collect();
+                    computed.push((*metric, m, by_model));
+                }
+            }
+        }
+        let sections = sections(
             &self.names,
             &self.ranked,
             self.binning,
             &self.bins,
             &self.settings,
             reps,
-        )
+        );
+        (sections, computed)
     }
-}
 
-impl NoiseStaged {
     /// Binned metric `q`'s replicates of model `i` at `bins[j]`: the caller's, or
     /// those run here.
     fn replicates_at(&self, q: usize, i: usize, j: usize) -> Vec<Option<f64>> {
@@ -222,27 +224,6 @@ impl NoiseStaged {
                 rows.iter().map(|r| r[i][t][q]).collect()
             }
         }
-    }
-
-    /// The replicates run here, once every one has run: `(metric, m, [model][replicate])`
-    /// for each binned metric and bin count not known (for [`NoiseStaged::with_known`]).
-    pub fn computed(&self) -> Vec<(SweepMetric, usize, BinReplicates)> {
-        if self.empty || !self.replicates.is_finished() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for (j, &m) in self.bins.iter().enumerate() {
-            if self.known[j].is_some() {
-                continue;
-            }
-            for (q, &metric) in self.binned.iter().enumerate() {
-                let reps = (0..self.spans.len())
-                    .map(|i| self.replicates_at(q, i, j))
-                    .collect();
-                out.push((metric, m, reps));
-            }
-        }
-        out
     }
 }
 
