@@ -215,7 +215,17 @@ impl Opening {
                         } = opened;
                         store.inputs.set(inputs.clone());
                         store.load(summary, audits);
-                        self.stage.start();
+                        // in a later task: the views' first requests (their effects
+                        // run before it) reach the worker first, so the first
+                        // diagram does not wait behind a part of the second stage
+                        set_timeout(
+                            move || {
+                                if !self.call.pending.get_untracked() {
+                                    self.stage.start();
+                                }
+                            },
+                            std::time::Duration::ZERO,
+                        );
                         if !store.example.get_untracked() {
                             bring_result_into_view();
                         }

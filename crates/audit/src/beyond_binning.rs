@@ -48,17 +48,17 @@ use calibscope_core::binning::{Binning, SortedReading};
 use calibscope_core::bootstrap::{
     bootstrap_map, percentile_interval, BlockIndex, BootReading, BootstrapSettings, Resampled,
 };
-use calibscope_core::calibration_tests::{
-    cumulative_test, hosmer_lemeshow, spiegelhalter, HL_GROUPS,
-};
-use calibscope_core::estimators::{caldist, ece_l2_debiased, ece_sweep};
-use calibscope_core::reading::{class_pairs, top_labels, Pairs, ProbView};
+use calibscope_core::calibration_tests::cumulative_test;
+use calibscope_core::reading::top_labels;
 use calibscope_core::smece::smece;
 use calibscope_core::verdict::{verdict, VERDICT_TEST};
-use calibscope_core::{Kind, PredictionSet};
+use calibscope_core::PredictionSet;
 use serde_json::{json, Map, Value};
 
+mod points;
 pub mod staged;
+
+pub(crate) use points::{ModelPoints, PendingPoints};
 
 /// The key of the settings object in an audit document.
 pub const BOOTSTRAP_KEY: &str = "bootstrap";
@@ -123,56 +123,6 @@ pub fn bootstrap_of(doc: &Value) -> Result<Option<BootstrapSettings>, String> {
     };
     check_bootstrap(&s).map_err(|e| format!("bootstrap: {e}"))?;
     Ok(Some(s))
-}
-
-/// The §8 point values of one reading: `d`, smECE, its bandwidth, CalDist, ECE_sweep,
-/// the tests, and per binning and `m` the debiased L2 error (under
-/// `<binning>.<m>.ece_l2_debiased`, merged into the reading's tables by the caller).
-fn point_values(pairs: &Pairs, sorted: &SortedReading, m_values: &[usize]) -> Map<String, Value> {
-    let (u, o) = (&pairs.forecast, &pairs.outcome);
-    let mut out = Map::new();
-    let n = u.len();
-    let d = (n > 0).then(|| {
-        let gap: calibscope_core::sum::Sum =
-            u.iter().zip(o).map(|(&x, &y)| x - y as u8 as f64).collect();
-        gap.value() / n as f64
-    });
-    out.insert("d".into(), num(d));
-    let smooth = smece(u, o);
-    out.insert("smece".into(), num(smooth.as_ref().map(|s| s.smece)));
-    out.insert("smece_sigma".into(), num(smooth.as_ref().map(|s| s.sigma)));
-    out.insert("caldist".into(), num(caldist(u, o)));
-    out.insert(
-        "ece_sweep".into(),
-        ece_sweep(sorted).map_or(
-            Value::Null,
-            |s| json!({"b": s.b, "ece": num(Some(s.ece)), "rmsce": num(Some(s.rmsce))}),
-        ),
-    );
-    let sp = spiegelhalter(u, o);
-    let hl = hosmer_lemeshow(sorted, HL_GROUPS);
-    let cu = cumulative_test(sorted);
-    out.insert(
-        "tests".into(),
-        json!({
-            "spiegelhalter": sp.map_or(Value::Null, |t| json!({"z": num(Some(t.z)), "p": num(Some(t.p))})),
-            "hosmer_lemeshow": hl.map_or(Value::Null, |t| json!({"h": num(Some(t.h)), "p": num(Some(t.p)), "groups": t.groups})),
-            "cumulative": cu.map_or(Value::Null, |t| json!({"ks": num(Some(t.ks)), "kuiper": num(Some(t.kuiper)), "p_ks": num(Some(t.p_ks))})),
-        }),
-    );
-    for binning in Binning::ALL {
-        let per_m: Map<String, Value> = m_values
-            .iter()
-            .map(|&m| {
-                (
-                    m.to_string(),
-                    json!({"ece_l2_debiased": num(ece_l2_debiased(sorted, binning, m))}),
-                )
-            })
-            .collect();
-        out.insert(binning.name().into(), Value::Object(per_m));
-    }
-    out
 }
 
 /// The values of [`INTERVAL_METRICS`] on one replicate at `(binning, m)`, from one
@@ -301,38 +251,6 @@ pub(crate) struct ModelBeyond {
     verdict: Value,
 }
 
-/// §8 of one model before its bootstrap: the point values and what the verdict
-/// needs besides `d`'s interval.
-pub(crate) struct ModelPoints {
-    confidence: Map<String, Value>,
-    positive: Option<Map<String, Value>>,
-    /// The cumulative-differences test's p-value on the confidence reading.
-    p_ks: Option<f64>,
-    n: usize,
-}
-
-/// The point values of `set` whose confidence reading is `pairs`, indexed as `reading`.
-pub(crate) fn model_points(
-    set: &PredictionSet,
-    pairs: &Pairs,
-    reading: &BootReading,
-    m_values: &[usize],
-) -> ModelPoints {
-    let confidence = point_values(pairs, reading.sorted(), m_values);
-    let positive = (set.kind() == Kind::Binary).then(|| {
-        let view = ProbView::new(set).expect("a binary set has probability vectors");
-        let pairs = class_pairs(&view, 1);
-        let sorted = SortedReading::new(&pairs);
-        point_values(&pairs, &sorted, m_values)
-    });
-    ModelPoints {
-        confidence,
-        positive,
-        p_ks: cumulative_test(reading.sorted()).map(|c| c.p_ks),
-        n: set.n(),
-    }
-}
-
 /// §8 of one model from its point values and its bootstrap (`None`: no replicates,
 /// so no intervals and no verdict).
 pub(crate) fn model_beyond_with(
@@ -377,9 +295,7 @@ fn model_beyond(
     m_values: &[usize],
     settings: &BootstrapSettings,
 ) -> ModelBeyond {
-    let pairs = top_labels(set).pairs();
-    let reading = BootReading::new(&pairs.forecast, &pairs.outcome);
-    let points = model_points(set, &pairs, &reading, m_values);
+    let (points, reading) = PendingPoints::new(set, m_values).run();
     model_beyond_with(
         points,
         replicates_of(&reading, m_values, settings),

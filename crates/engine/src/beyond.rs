@@ -19,7 +19,8 @@ pub struct BeyondJob {
 }
 
 impl BeyondJob {
-    /// Runs the next `count` replicates; returns `(done, total)`.
+    /// Runs the next part of the point values when one is left, else the next
+    /// `count` replicates; returns the replicates `(done, total)`.
     pub fn step(&mut self, count: usize) -> (usize, usize) {
         self.staged.step(count);
         self.progress()
@@ -40,8 +41,9 @@ impl BeyondJob {
 }
 
 impl Session {
-    /// Starts the second stage with `replicates`, `seed` and `alpha` (computes the
-    /// point values; the replicates are run by [`BeyondJob::step`]). Errors on unusable
+    /// Starts the second stage with `replicates`, `seed` and `alpha` (computes
+    /// nothing yet: [`BeyondJob::step`] computes the point values a part at a time,
+    /// then runs the replicates). Errors on unusable
     /// settings (alpha outside (0, 1), more than 100,000 replicates).
     pub fn beyond_start(
         &self,
@@ -134,6 +136,13 @@ mod tests {
         let (session, ds) = session("breast_cancer_logreg_logit.csv");
         let mut job = session.beyond_start(9, 120, 5, 0.1).unwrap();
         assert_eq!(job.progress(), (0, 120));
+        // the point values first, one part per step whatever the count (the worker
+        // answers the page between parts): for a binary set, the confidence
+        // reading's index, its five parts and the verdict's p-value, then the
+        // positive reading's sorting and its five parts
+        for _ in 0..13 {
+            assert_eq!(job.step(1000), (0, 120));
+        }
         assert_eq!(job.step(50), (50, 120));
         assert!(!job.is_finished());
         assert_eq!(job.step(100), (120, 120));

@@ -198,6 +198,10 @@ pub fn embed(name: &str, bytes: &[u8]) -> Result<EmbeddedFile, String> {
     Ok(EmbeddedFile::new(name, bytes))
 }
 
+/// Bytes hashed per call of the SHA-256 compression function (see
+/// [`Sha256Hasher::update`]).
+pub const HASH_CALL_BYTES: usize = 1 << 16;
+
 /// An incremental SHA-256: feed slices as they are read, then take the hex digest.
 #[derive(Clone, Default)]
 pub struct Sha256Hasher(Sha256);
@@ -206,9 +210,14 @@ impl Sha256Hasher {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Adds the next bytes.
+    /// Adds the next bytes, in calls of at most [`HASH_CALL_BYTES`]: in a browser, a
+    /// WebAssembly function starts in V8's baseline compiler and its optimised code
+    /// is used from its next call on (V8 does not replace a running call), so one
+    /// call over a whole 145 MB file ran at ~28 MB/s instead of ~250 MB/s.
     pub fn update(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
+        for part in bytes.chunks(HASH_CALL_BYTES) {
+            self.0.update(part);
+        }
     }
     /// The digest of everything added, as 64 lowercase hex digits.
     pub fn finish_hex(self) -> String {

@@ -236,6 +236,14 @@ fn sha256_matches_known_vectors_and_is_incremental() {
         sha256_hex(b""),
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     );
+    // FIPS 180-2's million "a": longer than one call of the compression function
+    // (the hasher splits its input into calls of HASH_CALL_BYTES)
+    let million = vec![b'a'; 1_000_000];
+    assert!(million.len() > 10 * calibscope_share::HASH_CALL_BYTES);
+    assert_eq!(
+        sha256_hex(&million),
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
     let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
     let mut h = Sha256Hasher::new();
     for chunk in data.chunks(4097) {

@@ -1,34 +1,40 @@
 //! METRICS.md §8 in slices, for a caller that must stay responsive while the
 //! bootstrap runs (the browser's worker, which has one thread and must hear a
-//! cancellation): [`Staged::new`] computes every model's point values, [`Staged::step`]
-//! runs the next replicates of all models at once (paired: the same rows), and
+//! cancellation): [`Staged::step`] computes the models' point values a part at a
+//! time, then runs the next replicates of all models at once (paired: the same rows), and
 //! [`Staged::finish`] places the values in each model's single-model document exactly
 //! as [`super::insert_single`] does (`tests/beyond_staged.rs` holds the two equal).
 
 use calibscope_core::bootstrap::{BootReading, BootstrapSettings, SlicedReplicates};
-use calibscope_core::reading::top_labels;
 use calibscope_core::PredictionSet;
 use serde_json::Value;
 
 use super::{
-    apply_single, check_bootstrap, interval_paths, model_beyond_with, model_points,
-    replicate_values, ModelPoints, Replicates,
+    apply_single, check_bootstrap, interval_paths, model_beyond_with, replicate_values,
+    ModelPoints, PendingPoints, Replicates,
 };
+
+/// Per replicate, per model, the values at [`interval_paths`].
+type ReplicateRows = SlicedReplicates<Vec<Vec<Option<f64>>>>;
 
 /// A §8 computation of several models on the same samples, run in slices.
 pub struct Staged {
+    /// The models whose point values are not all computed yet, in order.
+    pending: std::collections::VecDeque<PendingPoints>,
     points: Vec<ModelPoints>,
+    readings: Vec<BootReading>,
     m_values: Vec<usize>,
     settings: BootstrapSettings,
-    /// Per replicate, per model, the values at [`interval_paths`]: the replicates to
-    /// run are `settings.replicates`, or none when a reading is empty (the documents
-    /// then get no intervals and no verdict, as with no replicates).
-    replicates: SlicedReplicates<Vec<Vec<Option<f64>>>>,
+    /// The replicates to run: `settings.replicates`, or none when a reading is empty
+    /// (the documents then get no intervals and no verdict, as with no replicates).
+    total: usize,
+    /// Made once every model's point values are computed.
+    replicates: Option<ReplicateRows>,
 }
 
 impl Staged {
-    /// Computes the point values of `sets` (one model each, all with the same rows)
-    /// for bin counts `m_values`; the bootstrap is left to [`Staged::step`]. Errors
+    /// The §8 values of `sets` (one model each, all with the same rows) for bin
+    /// counts `m_values`, none computed yet: [`Staged::step`] computes them. Errors
     /// when the settings are not usable ([`check_bootstrap`]) or the sets' sample
     /// counts differ.
     pub fn new(
@@ -40,33 +46,49 @@ impl Staged {
         if sets.windows(2).any(|w| w[0].n() != w[1].n()) {
             return Err("the models of a bootstrap must have the same samples".into());
         }
-        let mut readings = Vec::with_capacity(sets.len());
-        let mut points = Vec::with_capacity(sets.len());
-        for set in sets {
-            let pairs = top_labels(set).pairs();
-            let reading = BootReading::new(&pairs.forecast, &pairs.outcome);
-            points.push(model_points(set, &pairs, &reading, m_values));
-            readings.push(reading);
-        }
-        let empty = readings.is_empty() || readings.iter().any(BootReading::is_empty);
-        let total = if empty { 0 } else { settings.replicates };
+        let pending: std::collections::VecDeque<PendingPoints> = sets
+            .iter()
+            .map(|set| PendingPoints::new(set, m_values))
+            .collect();
+        let empty = pending.is_empty() || pending.iter().any(PendingPoints::is_empty);
         Ok(Staged {
-            points,
+            points: Vec::with_capacity(sets.len()),
+            readings: Vec::with_capacity(sets.len()),
+            pending,
             m_values: m_values.to_vec(),
             settings: *settings,
-            replicates: SlicedReplicates::new(readings, settings, total),
+            total: if empty { 0 } else { settings.replicates },
+            replicates: None,
         })
     }
 
-    /// Replicates run so far and to run in all.
+    /// Replicates run so far and to run in all (`(0, total)` while point values are
+    /// computed).
     pub fn progress(&self) -> (usize, usize) {
-        self.replicates.progress()
+        match &self.replicates {
+            Some(r) => r.progress(),
+            None => (0, self.total),
+        }
     }
 
-    /// Runs the next `count` replicates (fewer at the end).
+    /// Runs the next part of a model's point values when one is left (whatever
+    /// `count`), else the next `count` replicates (fewer at the end).
     pub fn step(&mut self, count: usize) {
+        if let Some(model) = self.pending.front_mut() {
+            model.step();
+            if model.is_done() {
+                let (points, reading) = self.pending.pop_front().expect("a front").run();
+                self.points.push(points);
+                self.readings.push(reading);
+            }
+            return;
+        }
         let m_values = &self.m_values;
-        self.replicates.step(count, |samples| {
+        let (readings, settings, total) = (&mut self.readings, &self.settings, self.total);
+        let replicates = self.replicates.get_or_insert_with(|| {
+            SlicedReplicates::new(std::mem::take(readings), settings, total)
+        });
+        replicates.step(count, |samples| {
             samples
                 .iter()
                 .map(|s| replicate_values(s, m_values))
@@ -78,17 +100,21 @@ impl Staged {
     /// the order given to [`Staged::new`] (made with the same `m_values`), running any
     /// replicate left first.
     pub fn finish(mut self, docs: &mut [Value]) {
-        if !self.replicates.is_finished() {
+        while !self.pending.is_empty() {
+            self.step(0);
+        }
+        if self.replicates.as_ref().is_none_or(|r| !r.is_finished()) {
             self.step(usize::MAX);
         }
         let paths = interval_paths(&self.m_values);
-        let total = self.replicates.total();
         let Staged {
             points,
             settings,
             replicates,
+            total,
             ..
         } = self;
+        let replicates = replicates.expect("made by the step above");
         let rows = replicates.rows();
         for (k, (points, doc)) in points.into_iter().zip(docs.iter_mut()).enumerate() {
             let replicates = (total > 0).then(|| {
