@@ -104,6 +104,7 @@ impl RadixSorter {
             } else {
                 (&scratch[..], &mut items[..])
             };
+            debug_assert_eq!(src.len(), dst.len());
             for part in src.chunks(CALL_ITEMS) {
                 scatter(part, dst, &mut offsets, shift);
             }

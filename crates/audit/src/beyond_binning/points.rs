@@ -96,6 +96,21 @@ struct ReadingInProgress {
     values: Map<String, Value>,
 }
 
+/// One step of [`PendingPoints`].
+#[derive(Clone, Copy)]
+enum Part {
+    /// Sorting and indexing the confidence reading ([`BootReading`]).
+    Index,
+    /// One of [`POINT_PARTS`] on the confidence reading.
+    Confidence(PointPart),
+    /// The cumulative-differences test's p-value, for the verdict.
+    PKs,
+    /// Sorting the positive reading of a binary set.
+    PositiveSort,
+    /// One of [`POINT_PARTS`] on the positive reading.
+    Positive(PointPart),
+}
+
 /// The point values of one model, computed a part at a time: the confidence
 /// reading's index ([`BootReading`], which the bootstrap reuses), its
 /// [`POINT_PARTS`], the cumulative test's p-value for the verdict, then for a
@@ -107,8 +122,8 @@ pub(crate) struct PendingPoints {
     positive: Option<(ReadingInProgress, Option<SortedReading>)>,
     m_values: Vec<usize>,
     n: usize,
-    /// Parts run so far.
-    done: usize,
+    /// The parts not run yet, in order.
+    plan: std::collections::VecDeque<Part>,
 }
 
 impl PendingPoints {
@@ -126,6 +141,13 @@ impl PendingPoints {
                 None,
             )
         });
+        let mut plan = std::collections::VecDeque::from([Part::Index]);
+        plan.extend(POINT_PARTS.map(Part::Confidence));
+        plan.push_back(Part::PKs);
+        if positive.is_some() {
+            plan.push_back(Part::PositiveSort);
+            plan.extend(POINT_PARTS.map(Part::Positive));
+        }
         PendingPoints {
             confidence: ReadingInProgress {
                 pairs: top_labels(set).pairs(),
@@ -136,7 +158,7 @@ impl PendingPoints {
             positive,
             m_values: m_values.to_vec(),
             n: set.n(),
-            done: 0,
+            plan,
         }
     }
 
@@ -145,51 +167,42 @@ impl PendingPoints {
         self.n == 0
     }
 
-    /// Parts in all.
-    fn parts(&self) -> usize {
-        let confidence = 2 + POINT_PARTS.len();
-        let positive = self.positive.as_ref().map_or(0, |_| 1 + POINT_PARTS.len());
-        confidence + positive
-    }
-
     /// Whether every part has run.
     pub(crate) fn is_done(&self) -> bool {
-        self.done >= self.parts()
+        self.plan.is_empty()
     }
 
     /// Runs the next part; `false` when none was left.
     pub(crate) fn step(&mut self) -> bool {
-        if self.is_done() {
+        let Some(part) = self.plan.pop_front() else {
             return false;
-        }
+        };
         let m = &self.m_values;
-        let parts = POINT_PARTS.len();
-        match self.done {
-            0 => {
+        let index = "the index is the first part";
+        match part {
+            Part::Index => {
                 let pairs = &self.confidence.pairs;
                 self.reading = Some(BootReading::new(&pairs.forecast, &pairs.outcome));
             }
-            i if i <= parts => {
-                let sorted = self.reading.as_ref().expect("built first").sorted();
+            Part::Confidence(run) => {
+                let sorted = self.reading.as_ref().expect(index).sorted();
                 let c = &mut self.confidence;
-                POINT_PARTS[i - 1](&c.pairs, sorted, m, &mut c.values);
+                run(&c.pairs, sorted, m, &mut c.values);
             }
-            i if i == parts + 1 => {
-                let sorted = self.reading.as_ref().expect("built first").sorted();
+            Part::PKs => {
+                let sorted = self.reading.as_ref().expect(index).sorted();
                 self.p_ks = cumulative_test(sorted).map(|c| c.p_ks);
             }
-            i => {
-                let (p, sorted) = self.positive.as_mut().expect("counted in parts()");
-                match i - parts - 2 {
-                    0 => *sorted = Some(SortedReading::new(&p.pairs)),
-                    k => {
-                        let sorted = sorted.as_ref().expect("sorted first");
-                        POINT_PARTS[k - 1](&p.pairs, sorted, m, &mut p.values);
-                    }
-                }
+            Part::PositiveSort => {
+                let (p, sorted) = self.positive.as_mut().expect("planned for a binary set");
+                *sorted = Some(SortedReading::new(&p.pairs));
+            }
+            Part::Positive(run) => {
+                let (p, sorted) = self.positive.as_mut().expect("planned for a binary set");
+                let sorted = sorted.as_ref().expect("sorted before its parts");
+                run(&p.pairs, sorted, m, &mut p.values);
             }
         }
-        self.done += 1;
         true
     }
 
